@@ -1,0 +1,219 @@
+/**
+ * A small command tree on `node:util` parseArgs: each command declares its flags and
+ * positionals once, and help text, validation and `--json` come from that declaration.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { Context } from "../core/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+
+/** One flag of a command. */
+export interface Flag {
+  type: "string" | "boolean";
+  short?: string;
+  /** Shown in help as `--name VALUE`. */
+  value?: string;
+  description: string;
+  multiple?: boolean;
+  default?: string | boolean;
+}
+
+/** What a command's `run` receives. */
+export interface Invocation {
+  /** Positionals, by the names declared in `args`. */
+  args: Record<string, string>;
+  /** Extra positionals (for `variadic` commands). */
+  rest: string[];
+  flags: Record<string, string | boolean | string[] | undefined>;
+  json: boolean;
+}
+
+/** A leaf command. */
+export interface Command {
+  name: string;
+  summary: string;
+  /** Positional arguments, in order; names ending in `?` are optional. */
+  args?: string[];
+  /** Accept more positionals than `args` names (collected in `rest`). */
+  variadic?: boolean;
+  flags?: Record<string, Flag>;
+  /** Extra help paragraphs (examples, notes). */
+  details?: string;
+  /** Leave out of the parent's help (internal commands). */
+  hidden?: boolean;
+  run(inv: Invocation, ctx: Context): Promise<number | void> | number | void;
+}
+
+/** A command with subcommands. */
+export interface Group {
+  name: string;
+  summary: string;
+  commands: Array<Command | Group>;
+  details?: string;
+  hidden?: boolean;
+}
+
+const GLOBAL_FLAGS: Record<string, Flag> = {
+  json: { type: "boolean", description: "Print machine-readable JSON" },
+  help: { type: "boolean", short: "h", description: "Show help for this command" },
+};
+
+function isGroup(c: Command | Group): c is Group {
+  return "commands" in c;
+}
+
+/** Runs argv against a command tree; returns the exit code. Throws ObservalError. */
+export async function dispatch(
+  root: Group,
+  argv: string[],
+  ctx: Context,
+  path: string[] = [],
+): Promise<number> {
+  let node: Command | Group = root;
+  let i = 0;
+  const names = [...path, root.name];
+  while (isGroup(node)) {
+    const word: string | undefined = argv[i];
+    if (word === undefined || word === "--help" || word === "-h" || word === "help") {
+      if (word === "help" && argv[i + 1]) {
+        return dispatch(node, [...argv.slice(i + 1), "--help"], ctx, names.slice(0, -1));
+      }
+      ctx.io.stdout.write(groupHelp(node, names));
+      return word === undefined && node !== root ? 2 : 0;
+    }
+    const next: Command | Group | undefined = node.commands.find((c) => c.name === word);
+    if (!next) {
+      const known = node.commands.filter((c) => !c.hidden).map((c) => c.name).join(", ");
+      throw new ObservalError("USAGE", `Unknown command "${names.join(" ")} ${word}"`, {
+        remediation: `Choose one of: ${known}. Run \`${names.join(" ")} --help\``,
+      });
+    }
+    node = next;
+    names.push(word);
+    i++;
+  }
+  const command = node;
+  const declared = { ...GLOBAL_FLAGS, ...command.flags };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv.slice(i),
+      options: Object.fromEntries(
+        Object.entries(declared).map(([name, f]) => [
+          name,
+          { type: f.type, short: f.short, multiple: f.multiple },
+        ]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new ObservalError("USAGE", (err as Error).message.split("\n")[0], {
+      remediation: `Run \`${names.join(" ")} --help\``,
+    });
+  }
+  if (parsed.values.help) {
+    ctx.io.stdout.write(commandHelp(command, names));
+    return 0;
+  }
+  const specs = command.args ?? [];
+  const positionals = parsed.positionals;
+  const required = specs.filter((a) => !a.endsWith("?")).length;
+  if (positionals.length < required) {
+    const missing = specs[positionals.length].replace(/\?$/, "");
+    throw new ObservalError("USAGE", `Missing ${missing.toUpperCase()}`, {
+      remediation: `Usage: ${usageLine(command, names)}`,
+    });
+  }
+  if (positionals.length > specs.length && !command.variadic) {
+    throw new ObservalError("USAGE", `Unexpected argument "${positionals[specs.length]}"`, {
+      remediation: `Usage: ${usageLine(command, names)} (quote text that has spaces)`,
+    });
+  }
+  const args: Record<string, string> = {};
+  specs.forEach((spec, n) => {
+    if (positionals[n] !== undefined) args[spec.replace(/\?$/, "")] = positionals[n];
+  });
+  const flags: Invocation["flags"] = {};
+  for (const [name, f] of Object.entries(declared)) {
+    flags[name] = (parsed.values as Record<string, string | boolean | string[] | undefined>)[name] ??
+      f.default;
+  }
+  const code = await command.run(
+    { args, rest: positionals.slice(specs.length), flags, json: Boolean(parsed.values.json) },
+    ctx,
+  );
+  return code ?? 0;
+}
+
+function usageLine(command: Command, names: string[]): string {
+  const args = (command.args ?? []).map((a) =>
+    a.endsWith("?") ? `[${a.slice(0, -1).toUpperCase()}]` : a.toUpperCase()
+  );
+  if (command.variadic) args.push("...");
+  return [...names, ...args, "[flags]"].join(" ");
+}
+
+function table(rows: Array<[string, string]>): string {
+  const width = Math.max(0, ...rows.map(([a]) => a.length));
+  return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`).join("\n");
+}
+
+/** Help for a group: its summary and its visible subcommands. */
+export function groupHelp(group: Group, names: string[]): string {
+  const rows = group.commands.filter((c) => !c.hidden).map((c) =>
+    [c.name, c.summary] as [string, string]
+  );
+  return [
+    group.summary,
+    "",
+    "Usage:",
+    `  ${names.join(" ")} <command> [flags]`,
+    "",
+    "Commands:",
+    table(rows),
+    "",
+    ...(group.details ? [group.details.trimEnd(), ""] : []),
+    `Run \`${names.join(" ")} <command> --help\` for more about a command.`,
+    "",
+  ].join("\n");
+}
+
+/** Help for a leaf command: usage and flags. */
+export function commandHelp(command: Command, names: string[]): string {
+  const flags = { ...command.flags, ...GLOBAL_FLAGS };
+  const rows = Object.entries(flags).map(([name, f]) => {
+    const short = f.short ? `-${f.short}, ` : "    ";
+    const value = f.type === "string" ? ` ${f.value ?? "VALUE"}` : "";
+    const def = f.default !== undefined && f.default !== false ? ` (default ${f.default})` : "";
+    return [`${short}--${name}${value}`, `${f.description}${def}`] as [string, string];
+  });
+  return [
+    command.summary,
+    "",
+    "Usage:",
+    `  ${usageLine(command, names)}`,
+    "",
+    "Flags:",
+    table(rows),
+    "",
+    ...(command.details ? [command.details.trimEnd(), ""] : []),
+  ].join("\n");
+}
+
+/** Reads a string flag, or undefined. */
+export function str(inv: Invocation, name: string): string | undefined {
+  const v = inv.flags[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Reads an integer flag within bounds, or its default. */
+export function int(inv: Invocation, name: string, min: number, max: number, def: number): number {
+  const raw = str(inv, name);
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ObservalError("USAGE", `--${name} must be a whole number from ${min} to ${max}`);
+  }
+  return n;
+}

@@ -1,0 +1,108 @@
+/** `observal registry agent`: publish, review and render registry Agents. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { ObservalError } from "../../core/mod.ts";
+import { type Command, type Group, str } from "../command.ts";
+import { printJson, say } from "../output.ts";
+import { reviewBody, reviewFlags, visibilityBody, visibilityFlags } from "./a2a.ts";
+import { withClient } from "./_client.ts";
+
+const publish: Command = {
+  name: "publish",
+  summary: "Publish an agent file (observal-agent.yaml) for review",
+  args: ["file"],
+  flags: { ...visibilityFlags, visibility: { ...visibilityFlags.visibility, default: "public" } },
+  async run(inv, ctx) {
+    const path = resolve(ctx.cwd, inv.args.file);
+    let yaml: string;
+    try {
+      yaml = readFileSync(path, "utf8");
+    } catch (err) {
+      throw new ObservalError("INVALID_ARGUMENT", `Cannot read ${path}`, {
+        cause: err,
+        remediation: "Pass the path of an agent YAML file (see examples/agent/observal-agent.yaml)",
+      });
+    }
+    const doc = await withClient(ctx, async (c) =>
+      c.publishAgent({ yaml, ...(await visibilityBody(c, inv)) })
+    );
+    if (inv.json) return printJson(ctx, doc);
+    say(ctx, `Published ${doc["obs:nativeRef"]} as ${doc.identifier} (${doc["obs:lifecycle"]}).`);
+    say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
+    say(ctx, "A reviewer approves it with:");
+    say(ctx, `  observal registry agent review ${doc.identifier} --approve --digest ${doc["obs:artifactDigest"]}`);
+  },
+};
+
+const show: Command = {
+  name: "show",
+  summary: "Show an agent (by identifier, UUID or namespace/name)",
+  args: ["agent"],
+  async run(inv, ctx) {
+    const detail = await withClient(ctx, (c) => c.agent(inv.args.agent));
+    if (inv.json) return printJson(ctx, detail);
+    for (
+      const key of [
+        "qualified_name",
+        "identifier",
+        "version",
+        "status",
+        "visibility",
+        "supported_harnesses",
+        "delegable",
+        "digest",
+        "description",
+      ]
+    ) {
+      const v = detail[key];
+      if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) continue;
+      say(ctx, `${`${key.replace(/_/g, " ")}:`.padEnd(21)} ${Array.isArray(v) ? v.join(", ") : v}`);
+    }
+  },
+};
+
+const review: Command = {
+  name: "review",
+  summary: "Approve or reject a published agent version",
+  args: ["identifier"],
+  flags: reviewFlags,
+  async run(inv, ctx) {
+    const body = reviewBody(inv, "observal registry agent show");
+    const doc = await withClient(ctx, (c) => c.reviewAgent(inv.args.identifier, body));
+    if (inv.json) return printJson(ctx, doc);
+    say(ctx, `${doc["obs:nativeRef"]} is now ${doc["obs:lifecycle"]}.`);
+  },
+};
+
+const install: Command = {
+  name: "install",
+  summary: "Print the configuration an agent installs for a harness (writes nothing)",
+  args: ["agent"],
+  flags: {
+    harness: { type: "string", short: "i", value: "HARNESS", description: "Harness to render for" },
+    scope: { type: "string", value: "project|user", description: "Install scope", default: "project" },
+    version: { type: "string", value: "X.Y.Z", description: "Approved version (default latest)" },
+  },
+  async run(inv, ctx) {
+    const harness = str(inv, "harness");
+    if (!harness) {
+      throw new ObservalError("USAGE", "Missing --harness", {
+        remediation: "Pass --harness claude-code (or another harness key)",
+      });
+    }
+    const scope = str(inv, "scope") as "project" | "user";
+    if (scope !== "project" && scope !== "user") {
+      throw new ObservalError("USAGE", "--scope must be project or user");
+    }
+    const out = await withClient(ctx, (c) =>
+      c.installAgent(inv.args.agent, { harness, options: { scope }, version: str(inv, "version") })
+    );
+    printJson(ctx, out);
+  },
+};
+
+export const agentGroup: Group = {
+  name: "agent",
+  summary: "Publish and review registry Agents",
+  commands: [publish, show, review, install],
+};

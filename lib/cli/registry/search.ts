@@ -1,0 +1,91 @@
+/** `observal registry search` and `observal registry inspect`. */
+import type { SearchRequest } from "../../registry/mod.ts";
+import { type Command, int, str } from "../command.ts";
+import { paint, printJson, renderTable, say } from "../output.ts";
+import { clip, withClient } from "./_client.ts";
+
+const TYPES: Record<string, string> = {
+  agent: "application/vnd.observal.agent+json",
+  a2a: "application/a2a-agent-card+json",
+};
+
+export const searchCommand: Command = {
+  name: "search",
+  summary: "Search the registry",
+  args: ["text"],
+  variadic: true,
+  flags: {
+    type: { type: "string", value: "agent|a2a|MEDIA-TYPE", description: "Only this kind of entry" },
+    harness: { type: "string", value: "HARNESS", description: "Judge availability for a harness" },
+    limit: { type: "string", short: "n", value: "N", description: "Results per page (1-100)", default: "10" },
+    "page-token": { type: "string", value: "TOKEN", description: "Continue a previous search" },
+  },
+  async run(inv, ctx) {
+    const text = [inv.args.text, ...inv.rest].join(" ");
+    const filter: Record<string, string[]> = {};
+    const type = str(inv, "type");
+    if (type) filter.type = [TYPES[type] ?? type];
+    const harness = str(inv, "harness");
+    if (harness) filter["obs:harness"] = [harness];
+    const request: SearchRequest = {
+      query: { text, filter },
+      federation: "none",
+      pageSize: int(inv, "limit", 1, 100, 10),
+      pageToken: str(inv, "page-token"),
+    };
+    const response = await withClient(ctx, (c) => c.search(request));
+    if (inv.json) return printJson(ctx, response);
+    if (response.results.length === 0) return say(ctx, "No entries match that search.");
+    const rows = response.results.map((r) => [
+      clip(r.displayName, 32),
+      r["obs:kind"] === "external" ? "a2a" : String(r["obs:kind"] ?? ""),
+      String(r.score ?? ""),
+      r["obs:delegable"] ? paint(ctx, "green", "yes") : paint(ctx, "dim", "no"),
+      String(r["obs:lifecycle"] ?? ""),
+      r.identifier,
+    ]);
+    ctx.io.stdout.write(
+      renderTable(["NAME", "KIND", "SCORE", "DELEGABLE", "STATE", "IDENTIFIER"], rows),
+    );
+    if (response.pageToken) say(ctx, `More: --page-token ${response.pageToken}`);
+  },
+};
+
+export const inspectCommand: Command = {
+  name: "inspect",
+  summary: "Show one registry entry in full",
+  args: ["identifier"],
+  async run(inv, ctx) {
+    const doc = await withClient(ctx, (c) => c.entry(inv.args.identifier));
+    if (inv.json) return printJson(ctx, doc);
+    printEntry(ctx, doc);
+  },
+};
+
+/** Prints the headline fields of an entry document, then the rest as JSON. */
+export function printEntry(ctx: Parameters<typeof say>[0], doc: Record<string, unknown>): void {
+  const lines: Array<[string, unknown]> = [
+    ["Name", doc.displayName],
+    ["Identifier", doc.identifier],
+    ["Type", doc.type],
+    ["Version", doc.version],
+    ["State", doc["obs:lifecycle"]],
+    ["Visibility", doc["obs:visibility"]],
+    ["Delegable", doc["obs:delegable"] ? "yes" : "no"],
+    ["Digest", doc["obs:artifactDigest"]],
+    ["Endpoint", (doc["obs:a2aInterface"] as { url?: string } | undefined)?.url],
+    ["Signature", doc["obs:signature"]],
+    ["Review note", doc["obs:reviewNote"]],
+    ["Description", doc.description],
+  ];
+  for (const [label, value] of lines) {
+    if (value === undefined || value === null || value === "") continue;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    say(ctx, `${`${label}:`.padEnd(13)} ${text}`);
+  }
+  if (doc["obs:agentCard"]) {
+    say(ctx);
+    say(ctx, "Agent Card (as reviewed):");
+    say(ctx, JSON.stringify(doc["obs:agentCard"], null, 2));
+  }
+}

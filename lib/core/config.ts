@@ -1,0 +1,65 @@
+/**
+ * The user's client configuration: which Observal server to talk to, if any.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { Context } from "./context.ts";
+import { ObservalError } from "./errors.ts";
+
+/** `$OBSERVAL_HOME/config.json`. Unknown keys are kept for other tools and ignored here. */
+export const ConfigSchema = z.looseObject({
+  server_url: z.string().url().optional(),
+  api_key: z.string().min(1).optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Where the client sends registry calls: a server over HTTP, or the embedded registry. */
+export type ServerTarget =
+  | { kind: "remote"; url: string; apiKey?: string }
+  | { kind: "embedded" };
+
+/** Reads config.json; a missing file is an empty config, a broken one is an error. */
+export function readConfig(ctx: Pick<Context, "home">): Config {
+  const path = join(ctx.home, "config.json");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new ObservalError("INVALID_ARGUMENT", `Cannot read ${path}`, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ObservalError("INVALID_ARGUMENT", `${path} is not valid JSON`, {
+      remediation: `Fix or remove ${path}`,
+      resource: path,
+    });
+  }
+  const parsed = ConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ObservalError("INVALID_ARGUMENT", `${path} has invalid settings`, {
+      remediation: "server_url must be an http(s) URL and api_key a non-empty string",
+      resource: path,
+    });
+  }
+  return parsed.data;
+}
+
+/** `OBSERVAL_SERVER_URL` (with `OBSERVAL_API_KEY`) wins over config.json; neither = embedded. */
+export function serverTarget(ctx: Pick<Context, "home" | "env">): ServerTarget {
+  const envUrl = ctx.env.OBSERVAL_SERVER_URL?.trim();
+  const config = readConfig(ctx);
+  const url = envUrl || config.server_url;
+  if (!url) return { kind: "embedded" };
+  if (!/^https?:\/\//i.test(url)) {
+    throw new ObservalError("INVALID_ARGUMENT", `The server URL "${url}" is not http(s)`, {
+      remediation: "Set OBSERVAL_SERVER_URL to an http(s) URL, or unset it to use the embedded registry",
+    });
+  }
+  const apiKey = ctx.env.OBSERVAL_API_KEY?.trim() || config.api_key;
+  return { kind: "remote", url: url.replace(/\/+$/, ""), apiKey: apiKey || undefined };
+}

@@ -1,0 +1,77 @@
+/**
+ * The Context: everything a command may touch outside its arguments. It is built once
+ * in `main.ts` (or by a test, in a temp dir) and passed down; nothing reads
+ * `process.env`, the clock or the network on its own.
+ * @module
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { type Clock, systemClock } from "./clock.ts";
+
+/** A sink for text output. */
+export interface Writer {
+  write(text: string): void;
+}
+
+/** Where output goes and how it may look. */
+export interface IO {
+  stdout: Writer;
+  stderr: Writer;
+  /** stdout is a terminal: tables, colour and live progress lines are welcome. */
+  isTTY: boolean;
+  /** Colour is allowed (a TTY and no NO_COLOR). */
+  color: boolean;
+}
+
+/** Environment variables, read-only and parsed once. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** What every command receives. */
+export interface Context {
+  /** `OBSERVAL_HOME`, default `~/.observal`. */
+  readonly home: string;
+  readonly env: Env;
+  readonly cwd: string;
+  readonly clock: Clock;
+  readonly fetch: typeof fetch;
+  readonly io: IO;
+}
+
+/** Options for {@linkcode createContext}; each falls back to the real process. */
+export interface ContextOptions {
+  env?: Env;
+  cwd?: string;
+  home?: string;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  io?: Partial<IO>;
+}
+
+/** Builds a Context from the process, with any part replaced. */
+export function createContext(options: ContextOptions = {}): Context {
+  const env = options.env ?? { ...process.env };
+  const cwd = options.cwd ?? process.cwd();
+  const home = options.home ?? observalHome(env, cwd);
+  const isTTY = options.io?.isTTY ?? Boolean(process.stdout.isTTY);
+  return {
+    home,
+    env,
+    cwd,
+    clock: options.clock ?? systemClock,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    io: {
+      stdout: options.io?.stdout ?? { write: (t) => void process.stdout.write(t) },
+      stderr: options.io?.stderr ?? { write: (t) => void process.stderr.write(t) },
+      isTTY,
+      color: options.io?.color ?? (isTTY && !env.NO_COLOR),
+    },
+  };
+}
+
+/** `OBSERVAL_HOME` resolved against `cwd`, else `~/.observal`. */
+export function observalHome(env: Env, cwd: string): string {
+  const set = env.OBSERVAL_HOME?.trim();
+  if (set) return resolve(cwd, set);
+  return join(env.HOME || homedir(), ".observal");
+}

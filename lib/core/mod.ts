@@ -1,0 +1,11 @@
+/**
+ * Core pieces every other folder uses: the Context, the error type, the clock and the
+ * runtime seam.
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./clock.ts";
+export * from "./context.ts";
+export * from "./runtime.ts";
+export * from "./version.ts";
+export * from "./config.ts";

@@ -1,0 +1,103 @@
+/**
+ * The embedded registry's schema, one migration per entry. Never edit a shipped entry;
+ * append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'reviewer', 'user')),
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE teams (
+    id TEXT PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE team_members (
+    team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'reviewer', 'member')),
+    PRIMARY KEY (team_id, user_id)
+  );
+  CREATE INDEX team_members_user ON team_members(user_id);
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    key_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  -- One row per discoverable resource: registry agents and imported A2A cards.
+  CREATE TABLE entries (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    identifier TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('agent', 'external')),
+    source_kind TEXT NOT NULL CHECK (source_kind IN ('native', 'imported')),
+    type TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    version TEXT NOT NULL,
+    owner_id TEXT NOT NULL,
+    team_id TEXT,
+    visibility TEXT NOT NULL CHECK (visibility IN ('owner', 'team', 'public')),
+    lifecycle TEXT NOT NULL CHECK (lifecycle IN ('draft', 'pending', 'approved', 'rejected', 'archived')),
+    tombstoned INTEGER NOT NULL DEFAULT 0,
+    source_url TEXT,
+    native_ref TEXT,
+    digest TEXT NOT NULL,
+    delegable INTEGER NOT NULL DEFAULT 0,
+    recommended INTEGER NOT NULL DEFAULT 0,
+    harnesses TEXT NOT NULL DEFAULT '[]',
+    search_queries TEXT NOT NULL DEFAULT '',
+    search_capabilities TEXT NOT NULL DEFAULT '',
+    doc TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX entries_source_url ON entries(source_url) WHERE source_url IS NOT NULL;
+  CREATE UNIQUE INDEX entries_native_ref ON entries(native_ref) WHERE source_kind = 'native';
+  CREATE INDEX entries_lifecycle ON entries(lifecycle, visibility);
+  CREATE INDEX entries_owner ON entries(owner_id);
+  CREATE INDEX entries_team ON entries(team_id);
+
+  CREATE VIRTUAL TABLE entries_fts USING fts5(
+    display_name, search_queries, search_capabilities, description,
+    content='entries', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts(rowid, display_name, search_queries, search_capabilities, description)
+    VALUES (new.rowid, new.display_name, new.search_queries, new.search_capabilities, new.description);
+  END;
+  CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts(entries_fts, rowid, display_name, search_queries, search_capabilities, description)
+    VALUES ('delete', old.rowid, old.display_name, old.search_queries, old.search_capabilities, old.description);
+  END;
+  CREATE TRIGGER entries_au AFTER UPDATE OF display_name, search_queries, search_capabilities, description ON entries BEGIN
+    INSERT INTO entries_fts(entries_fts, rowid, display_name, search_queries, search_capabilities, description)
+    VALUES ('delete', old.rowid, old.display_name, old.search_queries, old.search_capabilities, old.description);
+    INSERT INTO entries_fts(rowid, display_name, search_queries, search_capabilities, description)
+    VALUES (new.rowid, new.display_name, new.search_queries, new.search_capabilities, new.description);
+  END;
+
+  -- Every published version of a registry agent; entries holds the current one.
+  CREATE TABLE agent_versions (
+    agent_id TEXT NOT NULL,
+    version TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    lifecycle TEXT NOT NULL DEFAULT 'pending',
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (agent_id, version)
+  );
+  `,
+];

@@ -1,0 +1,413 @@
+/**
+ * The embedded registry as a Hono app: the ARD discovery API, governed A2A imports,
+ * registry Agents with per-harness install, and identity administration. The same app is
+ * served over HTTP (`observal registry serve`) or called in process through `app.fetch`.
+ * @module
+ */
+import { Hono } from "hono";
+import type { Context as HonoContext } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { isoSeconds, ObservalError, toObservalError } from "../core/mod.ts";
+import {
+  CreateTeamRequestSchema,
+  CreateUserRequestSchema,
+  ImportA2aRequestSchema,
+  InstallRequestSchema,
+  PublishAgentRequestSchema,
+  ReviewRequestSchema,
+  SearchRequestSchema,
+  SettingRequestSchema,
+  TeamMemberRequestSchema,
+} from "../registry/schemas.ts";
+import { agentDetail, installAgent, publishAgent, syncAgentVersion } from "./agents.ts";
+import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
+import {
+  ANONYMOUS,
+  authenticate,
+  createTeam,
+  createUser,
+  findTeam,
+  findUser,
+  issueKey,
+  listTeams,
+  listUsers,
+  localAdmin,
+  removeMember,
+  setMember,
+  type Viewer,
+} from "./identity.ts";
+import { importCard, listImports, removeImport, reviewEntry } from "./imports.ts";
+import { decodePageToken, encodePageToken, searchEntries } from "./search.ts";
+import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
+import { publisherDomain, readSettings, SETTINGS, writeSetting } from "./settings.ts";
+import type { RegistryState } from "./state.ts";
+
+/** Options for {@linkcode createRegistryApp}. */
+export interface RegistryAppOptions {
+  /** Treat unauthenticated calls as the local admin (in-process use only). @default false */
+  localAdmin?: boolean;
+  /** Per-caller request budgets per minute; false turns them off. @default true */
+  rateLimit?: boolean;
+}
+
+type Env = { Variables: { viewer: Viewer } };
+
+const LIMITS = { search: 60, import: 20 } as const;
+
+/** Parses a JSON body with a schema; every failure is a 400 with the field named. */
+async function parseBody<T extends z.ZodType>(c: HonoContext, schema: T): Promise<z.infer<T>> {
+  let json: unknown;
+  try {
+    json = await c.req.json();
+  } catch {
+    throw new ObservalError("INVALID_ARGUMENT", "The request body is not valid JSON", {
+      remediation: "Send a JSON object with Content-Type: application/json",
+    });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw invalid(parsed.error);
+  return parsed.data;
+}
+
+function invalid(error: z.ZodError): ObservalError {
+  const issue = error.issues[0];
+  const path = issue?.path.length ? issue.path.join(".") : "body";
+  const detail = issue?.code === "unrecognized_keys"
+    ? `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+    : issue?.message ?? "invalid";
+  return new ObservalError("INVALID_ARGUMENT", `Invalid request: ${path}: ${detail}`);
+}
+
+/** Builds the registry app over an open database. */
+export function createRegistryApp(
+  state: RegistryState,
+  options: RegistryAppOptions = {},
+): Hono<Env> {
+  const app = new Hono<Env>();
+  const budgets = new Map<string, { windowStart: number; used: number }>();
+
+  const spend = (viewer: Viewer, bucket: keyof typeof LIMITS, c: HonoContext) => {
+    if (options.rateLimit === false) return;
+    const key = `${bucket}:${viewer.userId || c.req.header("x-forwarded-for") || "anon"}`;
+    const now = state.clock.now().getTime();
+    const b = budgets.get(key);
+    if (!b || now - b.windowStart >= 60_000) {
+      budgets.set(key, { windowStart: now, used: 1 });
+      return;
+    }
+    if (++b.used > LIMITS[bucket]) {
+      throw new ObservalError("RESOURCE_EXHAUSTED", "Too many requests; slow down", {
+        remediation: `At most ${LIMITS[bucket]} ${bucket} requests a minute are accepted`,
+      });
+    }
+  };
+
+  app.onError((err, c) => {
+    const e = toObservalError(err);
+    return c.json(e.toJSON(), e.httpStatus as 400);
+  });
+  app.notFound((c) =>
+    c.json({ errorCode: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` }, 404)
+  );
+
+  app.use("*", bodyLimit({
+    maxSize: 512 * 1024,
+    onError: () => {
+      throw new ObservalError("INVALID_ARGUMENT", "The request body is larger than 512 KiB");
+    },
+  }));
+
+  // Identify the caller once; a bad key is refused even on routes that allow anonymity.
+  app.use("*", async (c, next) => {
+    const auth = c.req.header("authorization");
+    let viewer: Viewer = ANONYMOUS;
+    if (auth) {
+      const m = /^Bearer\s+(\S+)$/i.exec(auth);
+      if (!m) {
+        throw new ObservalError("UNAUTHENTICATED", "The Authorization header must be `Bearer <key>`");
+      }
+      viewer = authenticate(state.db, m[1]);
+    } else if (options.localAdmin) {
+      viewer = localAdmin(state.db, isoSeconds(state.clock.now()));
+    }
+    c.set("viewer", viewer);
+    await next();
+  });
+
+  const baseUrl = (c: HonoContext) => {
+    const configured = state.settings()["deployment.public_url"];
+    return (configured || new URL(c.req.url).origin).replace(/\/+$/, "");
+  };
+  const publicRegistry = () => state.settings()["deployment.public_registry_enabled"];
+
+  // ---- ARD discovery -------------------------------------------------------------------
+  const manifest = (c: HonoContext) => {
+    const base = baseUrl(c);
+    const settings = state.settings();
+    const domain = publisherDomain(settings);
+    const registry = {
+      identifier: `urn:air:${domain}:registry:observal`,
+      displayName: "Observal Registry",
+      type: "application/ai-registry+json",
+      url: `${base}/api/v1/ard`,
+      description: "Approved agents that coding agents can delegate work to",
+      trustManifest: { identity: `https://${domain}`, identityType: "https" },
+    };
+    const entries: Record<string, unknown>[] = [registry];
+    if (settings["deployment.public_registry_enabled"]) {
+      // The manifest describes this publisher's own resources: imported cards never appear.
+      const rows = state.db.prepare(
+        `SELECT * FROM entries WHERE source_kind = 'native' AND tombstoned = 0
+         AND visibility = 'public' AND lifecycle = 'approved'
+         ORDER BY display_name, identifier LIMIT 5000`,
+      ).all() as unknown as EntryRow[];
+      for (const row of rows) {
+        const doc = fullDocument(row);
+        delete doc["@context"];
+        entries.push(doc);
+      }
+    }
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json({
+      specVersion: "1.0",
+      host: { displayName: "Observal Registry", identifier: registry.identifier },
+      entries,
+    });
+  };
+  app.get("/.well-known/ard.json", manifest);
+  app.get("/.well-known/ai-catalog.json", manifest);
+
+  app.post("/api/v1/ard/search", async (c) => {
+    const viewer = c.get("viewer");
+    spend(viewer, "search", c);
+    const body = await parseBody(c, SearchRequestSchema);
+    if (!body.query.text.trim() && !body.query.filter) {
+      throw new ObservalError("INVALID_ARGUMENT", "query.text is empty", {
+        remediation: "Describe what the agent should do",
+      });
+    }
+    const out = searchEntries(state.db, viewer, {
+      text: body.query.text,
+      filter: body.query.filter ?? {},
+      pageSize: body.pageSize ?? 10,
+      pageToken: body.pageToken,
+    }, { publicRegistry: publicRegistry() });
+    const source = `${baseUrl(c)}/api/v1/ard`;
+    c.header("Cache-Control", "no-store");
+    const response: Record<string, unknown> = {
+      results: out.hits.map((h) => searchResult(h.row, h, { source, harness: out.harness })),
+    };
+    if (out.pageToken) response.pageToken = out.pageToken;
+    if (body.federation === "referrals") response.referrals = [];
+    return c.json(response);
+  });
+
+  app.get("/api/v1/ard/agents", (c) => {
+    const viewer = c.get("viewer");
+    const q = c.req.query();
+    for (const key of Object.keys(q)) {
+      if (!["filter", "orderBy", "pageSize", "pageToken"].includes(key)) {
+        throw new ObservalError("INVALID_ARGUMENT", `Unknown query parameter "${key}"`);
+      }
+    }
+    const pageSize = q.pageSize === undefined ? 20 : Number(q.pageSize);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+      throw new ObservalError("INVALID_ARGUMENT", "pageSize must be a whole number from 1 to 100");
+    }
+    const orders: Record<string, string> = {
+      displayName: "e.display_name, e.identifier",
+      "displayName DESC": "e.display_name DESC, e.identifier DESC",
+      updatedAt: "e.updated_at, e.identifier",
+      "updatedAt DESC": "e.updated_at DESC, e.identifier DESC",
+    };
+    const orderBy = orders[q.orderBy ?? "displayName"];
+    if (!orderBy) {
+      throw new ObservalError("INVALID_ARGUMENT", `Unsupported orderBy "${q.orderBy}"`, {
+        remediation: `Use one of: ${Object.keys(orders).join(", ")}`,
+      });
+    }
+    const typeFilter = parseListFilter(q.filter);
+    const fp = `list:${viewer.userId}:${q.filter ?? ""}:${q.orderBy ?? ""}:${pageSize}`;
+    const fpHash = Buffer.from(fp).toString("base64url").slice(-16);
+    const offset = q.pageToken ? decodePageToken(q.pageToken, fpHash) : 0;
+    const vis = visibleSql(viewer, { publicRegistry: publicRegistry() });
+    const where = `${vis.sql} AND e.lifecycle = 'approved'${typeFilter ? " AND e.type = :type" : ""}`;
+    const params = { ...vis.params, ...(typeFilter ? { type: typeFilter } : {}) };
+    const total = (state.db.prepare(`SELECT COUNT(*) AS n FROM entries e WHERE ${where}`).get(
+      params,
+    ) as { n: number }).n;
+    const rows = state.db.prepare(
+      `SELECT e.* FROM entries e WHERE ${where} ORDER BY ${orderBy} LIMIT :limit OFFSET :offset`,
+    ).all({ ...params, limit: pageSize, offset }) as unknown as EntryRow[];
+    const response: Record<string, unknown> = {
+      items: rows.map((r) => entrySummary(r)),
+      total,
+    };
+    if (offset + rows.length < total) response.pageToken = encodePageToken(offset + pageSize, fpHash);
+    c.header("Cache-Control", "no-store");
+    return c.json(response);
+  });
+
+  app.get("/api/v1/ard/entries/:identifier", (c) => {
+    const row = getVisibleEntry(state.db, c.get("viewer"), c.req.param("identifier"), {
+      publicRegistry: publicRegistry(),
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json(fullDocument(row));
+  });
+
+  app.post("/api/v1/ard/explore", () => {
+    throw new ObservalError("NOT_IMPLEMENTED", "This registry does not offer explore facets", {
+      remediation: "Use POST /api/v1/ard/search with filters instead",
+    });
+  });
+
+  // ---- A2A imports ---------------------------------------------------------------------
+  app.get("/api/v1/ard/imports", (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json(listImports(state, c.get("viewer")));
+  });
+
+  app.post("/api/v1/ard/imports/a2a", async (c) => {
+    const viewer = c.get("viewer");
+    spend(viewer, "import", c);
+    const body = await parseBody(c, ImportA2aRequestSchema);
+    const out = await importCard(state, viewer, body);
+    c.header("Cache-Control", "no-store");
+    return c.json(out.document, out.created ? 201 : 200);
+  });
+
+  app.post("/api/v1/ard/imports/:identifier/review", async (c) => {
+    const body = await parseBody(c, ReviewRequestSchema);
+    return c.json(review(c.get("viewer"), c.req.param("identifier"), body));
+  });
+
+  app.delete("/api/v1/ard/imports/:identifier", (c) => {
+    return c.json(removeImport(state, c.get("viewer"), c.req.param("identifier")));
+  });
+
+  const review = (viewer: Viewer, identifier: string, body: z.infer<typeof ReviewRequestSchema>) => {
+    const doc = reviewEntry(state, viewer, identifier, body);
+    const row = loadEntry(state.db, identifier);
+    if (row) syncAgentVersion(state, row);
+    return doc;
+  };
+
+  // ---- Registry Agents -----------------------------------------------------------------
+  app.post("/api/v1/agents", async (c) => {
+    const body = await parseBody(c, PublishAgentRequestSchema);
+    const out = publishAgent(state, c.get("viewer"), body, baseUrl(c));
+    return c.json(out.document, out.created ? 201 : 200);
+  });
+
+  app.get("/api/v1/agents/:id", (c) => {
+    return c.json(agentDetail(state, c.get("viewer"), decodeURIComponent(c.req.param("id"))));
+  });
+
+  app.post("/api/v1/agents/:id/review", async (c) => {
+    const body = await parseBody(c, ReviewRequestSchema);
+    const viewer = c.get("viewer");
+    const detail = agentDetail(state, viewer, decodeURIComponent(c.req.param("id")));
+    return c.json(review(viewer, detail.identifier, body));
+  });
+
+  app.post("/api/v1/agents/:id/install", async (c) => {
+    const body = await parseBody(c, InstallRequestSchema);
+    return c.json(
+      installAgent(state, c.get("viewer"), decodeURIComponent(c.req.param("id")), body),
+    );
+  });
+
+  app.get("/api/v1/me", (c) => {
+    const viewer = c.get("viewer");
+    if (viewer.anonymous) {
+      throw new ObservalError("UNAUTHENTICATED", "Not signed in", {
+        remediation: "Send an API key as `Authorization: Bearer <key>`",
+      });
+    }
+    const teams = state.db.prepare(
+      `SELECT t.id, t.handle, m.role FROM team_members m JOIN teams t ON t.id = m.team_id
+       WHERE m.user_id = ? ORDER BY t.handle`,
+    ).all(viewer.userId);
+    return c.json({ id: viewer.userId, handle: viewer.handle, role: viewer.role, teams });
+  });
+
+  // ---- Administration ------------------------------------------------------------------
+  const admin = new Hono<Env>();
+  admin.use("*", async (c, next) => {
+    const viewer = c.get("viewer");
+    if (viewer.anonymous) {
+      throw new ObservalError("UNAUTHENTICATED", "Sign in as an admin", {
+        remediation: "Send an admin API key as `Authorization: Bearer <key>`",
+      });
+    }
+    if (viewer.role !== "admin") {
+      throw new ObservalError("PERMISSION_DENIED", "Only admins can manage users, teams and settings");
+    }
+    await next();
+  });
+  const now = () => isoSeconds(state.clock.now());
+  admin.get("/users", (c) => c.json({ items: listUsers(state.db) }));
+  admin.post("/users", async (c) => {
+    const body = await parseBody(c, CreateUserRequestSchema);
+    const user = createUser(state.db, body, now());
+    return c.json({ user, apiKey: issueKey(state.db, user.id, now()) }, 201);
+  });
+  admin.post("/users/:user/keys", (c) => {
+    const user = findUser(state.db, c.req.param("user"));
+    return c.json({ user, apiKey: issueKey(state.db, user.id, now()) }, 201);
+  });
+  admin.get("/teams", (c) => c.json({ items: listTeams(state.db) }));
+  admin.post("/teams", async (c) => {
+    const body = await parseBody(c, CreateTeamRequestSchema);
+    return c.json(createTeam(state.db, body, now()), 201);
+  });
+  admin.put("/teams/:team/members", async (c) => {
+    const body = await parseBody(c, TeamMemberRequestSchema);
+    const team = findTeam(state.db, c.req.param("team"));
+    const user = findUser(state.db, body.user);
+    setMember(state.db, team.id, user.id, body.role);
+    return c.json({ team: team.handle, user: user.handle, role: body.role });
+  });
+  admin.delete("/teams/:team/members/:user", (c) => {
+    const team = findTeam(state.db, c.req.param("team"));
+    const user = findUser(state.db, c.req.param("user"));
+    if (!removeMember(state.db, team.id, user.id)) {
+      throw new ObservalError("NOT_FOUND", `${user.handle} is not in ${team.handle}`);
+    }
+    return c.json({ team: team.handle, user: user.handle, removed: true });
+  });
+  admin.get("/settings", (c) => {
+    const values = readSettings(state.db);
+    return c.json({
+      items: Object.keys(SETTINGS).map((key) => ({
+        key,
+        value: values[key as keyof typeof values],
+        help: SETTINGS[key as keyof typeof SETTINGS].help,
+      })),
+    });
+  });
+  admin.put("/settings/:key", async (c) => {
+    const body = await parseBody(c, SettingRequestSchema);
+    const key = c.req.param("key");
+    return c.json({ key, value: writeSetting(state.db, key, body.value) });
+  });
+  app.route("/api/v1/admin", admin);
+
+  return app;
+}
+
+/** `filter` on the list route: only `type = '<media type>'` is understood. */
+function parseListFilter(filter: string | undefined): string | undefined {
+  if (filter === undefined || filter.trim() === "") return undefined;
+  const m = /^\s*type\s*=\s*'([^']{1,200})'\s*$/.exec(filter);
+  if (!m) {
+    throw new ObservalError("INVALID_ARGUMENT", `Unsupported filter expression: ${filter.slice(0, 100)}`, {
+      remediation: "Use type = '<media type>', or POST /api/v1/ard/search for richer filters",
+    });
+  }
+  return m[1];
+}
+
+export { readSettings };

@@ -1,0 +1,62 @@
+/**
+ * node:sqlite with the settings every observal database needs: WAL, a busy timeout,
+ * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
+ * @module
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+export type { DatabaseSync };
+
+/** Options for {@linkcode openDatabase}. */
+export interface OpenOptions {
+  /** Ordered migrations; entry i brings the schema to version i + 1. */
+  migrations: readonly string[];
+  /** How long a writer waits for a lock, in ms. @default 5000 */
+  busyTimeoutMs?: number;
+}
+
+/** Opens (creating if needed) a database file and brings its schema up to date. */
+export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    db.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+    migrate(db, options.migrations);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Applies the migrations the database has not seen, each in its own transaction. */
+export function migrate(db: DatabaseSync, migrations: readonly string[]): void {
+  const current = (db.prepare("PRAGMA user_version").get() as { user_version: number })
+    .user_version;
+  if (current > migrations.length) {
+    throw new Error(
+      `Database schema version ${current} is newer than this observal knows (${migrations.length}); upgrade observal`,
+    );
+  }
+  for (let v = current; v < migrations.length; v++) {
+    transaction(db, () => {
+      db.exec(migrations[v]);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    });
+  }
+}
+
+/** Runs `fn` inside BEGIN IMMEDIATE … COMMIT, rolling back when it throws. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const out = fn();
+    db.exec("COMMIT");
+    return out;
+  } catch (err) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw err;
+  }
+}
