@@ -1,0 +1,22 @@
+/**
+ * Safe fetching of URLs that come from outside (A2A Agent Cards, signing keys): URL
+ * normalisation, SSRF checks on host names and every resolved address, a connection
+ * pinned to the checked address, no redirects, and size and time limits.
+ *
+ * @example
+ * ```ts ignore
+ * import { normalizeCardUrl, safeFetchJson } from "./mod.ts";
+ * const { json } = await safeFetchJson(normalizeCardUrl("https://agents.example.com"), {
+ *   allowPrivateHosts: settings.a2aPrivateHosts,
+ *   label: "Agent Card",
+ * });
+ * ```
+ * @module
+ */
+export { normalizeCardUrl } from "./normalize_card_url.ts";
+export { isBlockedAddress } from "./is_blocked_address.ts";
+export { isBlockedHostname } from "./is_blocked_hostname.ts";
+export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
+export { safeFetchJson, type SafeJson } from "./safe_fetch_json.ts";
+export type { PinnedRequest, RawResponse, Requester } from "./requester.ts";
+export { nodeRequest } from "./node_request.ts";
