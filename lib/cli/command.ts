@@ -74,7 +74,11 @@ export async function dispatch(
   const names = [...path, root.name];
   while (isGroup(node)) {
     const word: string | undefined = argv[i];
-    if (word === undefined || word === "--help" || word === "-h" || word === "help") {
+    const helpIsCommand = node.commands.some((c) => c.name === "help");
+    if (
+      word === undefined || word === "--help" || word === "-h" ||
+      (word === "help" && !helpIsCommand)
+    ) {
       if (word === "help" && argv[i + 1]) {
         return dispatch(node, [...argv.slice(i + 1), "--help"], ctx, names.slice(0, -1));
       }
@@ -101,7 +105,7 @@ export async function dispatch(
       options: Object.fromEntries(
         Object.entries(declared).map(([name, f]) => [
           name,
-          { type: f.type, short: f.short, multiple: f.multiple },
+          { type: f.type, multiple: f.multiple ?? false, ...(f.short ? { short: f.short } : {}) },
         ]),
       ),
       allowPositionals: true,
@@ -136,8 +140,9 @@ export async function dispatch(
   });
   const flags: Invocation["flags"] = {};
   for (const [name, f] of Object.entries(declared)) {
-    flags[name] = (parsed.values as Record<string, string | boolean | string[] | undefined>)[name] ??
-      f.default;
+    flags[name] =
+      (parsed.values as Record<string, string | boolean | string[] | undefined>)[name] ??
+        f.default;
   }
   const code = await command.run(
     { args, rest: positionals.slice(specs.length), flags, json: Boolean(parsed.values.json) },

@@ -38,9 +38,12 @@ Run \`observal help exit-codes\` for exit codes.`,
 /** Runs the CLI; returns the exit code. Errors are printed here and nowhere else. */
 export async function runCli(argv: string[], ctx: Context): Promise<number> {
   if (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "version") {
-    say(ctx, argv.includes("--json")
-      ? JSON.stringify({ version: VERSION, runtime: runtimeName() })
-      : `observal ${VERSION} (${runtimeName()})`);
+    say(
+      ctx,
+      argv.includes("--json")
+        ? JSON.stringify({ version: VERSION, runtime: runtimeName() })
+        : `observal ${VERSION} (${runtimeName()})`,
+    );
     return 0;
   }
   try {

@@ -57,7 +57,8 @@ export function serverTarget(ctx: Pick<Context, "home" | "env">): ServerTarget {
   if (!url) return { kind: "embedded" };
   if (!/^https?:\/\//i.test(url)) {
     throw new ObservalError("INVALID_ARGUMENT", `The server URL "${url}" is not http(s)`, {
-      remediation: "Set OBSERVAL_SERVER_URL to an http(s) URL, or unset it to use the embedded registry",
+      remediation:
+        "Set OBSERVAL_SERVER_URL to an http(s) URL, or unset it to use the embedded registry",
     });
   }
   const apiKey = ctx.env.OBSERVAL_API_KEY?.trim() || config.api_key;

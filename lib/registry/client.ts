@@ -65,7 +65,8 @@ export class RegistryClient {
     } catch (err) {
       throw new ObservalError("NETWORK", `Cannot reach the registry at ${this.label}`, {
         cause: err,
-        remediation: "Check OBSERVAL_SERVER_URL (or server_url in config.json) and that the server runs",
+        remediation:
+          "Check OBSERVAL_SERVER_URL (or server_url in config.json) and that the server runs",
       });
     }
     const text = await response.text();

@@ -4,4 +4,4 @@
  */
 export * from "./schemas.ts";
 export { RegistryClient, type RegistryClientOptions, type Transport } from "./client.ts";
-export { openRegistryClient, type OpenClientOptions } from "./open.ts";
+export { type OpenClientOptions, openRegistryClient } from "./open.ts";

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
-import { canonicalJson, sha256Digest } from "../a2a/mod.ts";
+import { cardDigest } from "../a2a/mod.ts";
 import {
   type AgentDefinition,
   HARNESS_KEYS,
@@ -41,7 +41,7 @@ interface VersionRow {
 
 /** True when some harness the agent supports can run headless (empty list = all). */
 function canRunHeadless(supported: readonly string[]): boolean {
-  const headless = headlessHarnesses();
+  const headless: readonly string[] = headlessHarnesses();
   return supported.length === 0 ? headless.length > 0 : supported.some((h) => headless.includes(h));
 }
 
@@ -115,7 +115,8 @@ export function publishAgent(
     throw new ObservalError("PERMISSION_DENIED", "You are not a member of that team");
   }
   const supported = def.supported_harnesses ?? [];
-  const digest = sha256Digest(canonicalJson(def));
+  // The same canonical-JSON digest as cards, over the parsed definition.
+  const digest = cardDigest(def);
   const now = isoSeconds(state.clock.now());
   const domain = publisherDomain(state.settings());
   const visibility = VISIBILITY_TO_STORED[body.visibility];
@@ -289,9 +290,13 @@ export function installAgent(
   const def = JSON.parse(chosen.definition) as AgentDefinition;
   const supported = def.supported_harnesses ?? [];
   if (supported.length > 0 && !supported.includes(harness)) {
-    throw new ObservalError("INVALID_ARGUMENT", `The agent supports ${supported.join(", ")}, not ${harness}`, {
-      remediation: `Install it for one of: ${supported.join(", ")}`,
-    });
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `The agent supports ${supported.join(", ")}, not ${harness}`,
+      {
+        remediation: `Install it for one of: ${supported.join(", ")}`,
+      },
+    );
   }
   const settings = state.settings();
   const localName = body.options?.local_name?.trim() || def.name;

@@ -111,12 +111,15 @@ export function createRegistryApp(
     c.json({ errorCode: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` }, 404)
   );
 
-  app.use("*", bodyLimit({
-    maxSize: 512 * 1024,
-    onError: () => {
-      throw new ObservalError("INVALID_ARGUMENT", "The request body is larger than 512 KiB");
-    },
-  }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: 512 * 1024,
+      onError: () => {
+        throw new ObservalError("INVALID_ARGUMENT", "The request body is larger than 512 KiB");
+      },
+    }),
+  );
 
   // Identify the caller once; a bad key is refused even on routes that allow anonymity.
   app.use("*", async (c, next) => {
@@ -125,7 +128,10 @@ export function createRegistryApp(
     if (auth) {
       const m = /^Bearer\s+(\S+)$/i.exec(auth);
       if (!m) {
-        throw new ObservalError("UNAUTHENTICATED", "The Authorization header must be `Bearer <key>`");
+        throw new ObservalError(
+          "UNAUTHENTICATED",
+          "The Authorization header must be `Bearer <key>`",
+        );
       }
       viewer = authenticate(state.db, m[1]);
     } else if (options.localAdmin) {
@@ -232,7 +238,9 @@ export function createRegistryApp(
     const fpHash = Buffer.from(fp).toString("base64url").slice(-16);
     const offset = q.pageToken ? decodePageToken(q.pageToken, fpHash) : 0;
     const vis = visibleSql(viewer, { publicRegistry: publicRegistry() });
-    const where = `${vis.sql} AND e.lifecycle = 'approved'${typeFilter ? " AND e.type = :type" : ""}`;
+    const where = `${vis.sql} AND e.lifecycle = 'approved'${
+      typeFilter ? " AND e.type = :type" : ""
+    }`;
     const params = { ...vis.params, ...(typeFilter ? { type: typeFilter } : {}) };
     const total = (state.db.prepare(`SELECT COUNT(*) AS n FROM entries e WHERE ${where}`).get(
       params,
@@ -244,7 +252,9 @@ export function createRegistryApp(
       items: rows.map((r) => entrySummary(r)),
       total,
     };
-    if (offset + rows.length < total) response.pageToken = encodePageToken(offset + pageSize, fpHash);
+    if (offset + rows.length < total) {
+      response.pageToken = encodePageToken(offset + pageSize, fpHash);
+    }
     c.header("Cache-Control", "no-store");
     return c.json(response);
   });
@@ -287,7 +297,11 @@ export function createRegistryApp(
     return c.json(removeImport(state, c.get("viewer"), c.req.param("identifier")));
   });
 
-  const review = (viewer: Viewer, identifier: string, body: z.infer<typeof ReviewRequestSchema>) => {
+  const review = (
+    viewer: Viewer,
+    identifier: string,
+    body: z.infer<typeof ReviewRequestSchema>,
+  ) => {
     const doc = reviewEntry(state, viewer, identifier, body);
     const row = loadEntry(state.db, identifier);
     if (row) syncAgentVersion(state, row);
@@ -343,7 +357,10 @@ export function createRegistryApp(
       });
     }
     if (viewer.role !== "admin") {
-      throw new ObservalError("PERMISSION_DENIED", "Only admins can manage users, teams and settings");
+      throw new ObservalError(
+        "PERMISSION_DENIED",
+        "Only admins can manage users, teams and settings",
+      );
     }
     await next();
   });
@@ -403,9 +420,13 @@ function parseListFilter(filter: string | undefined): string | undefined {
   if (filter === undefined || filter.trim() === "") return undefined;
   const m = /^\s*type\s*=\s*'([^']{1,200})'\s*$/.exec(filter);
   if (!m) {
-    throw new ObservalError("INVALID_ARGUMENT", `Unsupported filter expression: ${filter.slice(0, 100)}`, {
-      remediation: "Use type = '<media type>', or POST /api/v1/ard/search for richer filters",
-    });
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `Unsupported filter expression: ${filter.slice(0, 100)}`,
+      {
+        remediation: "Use type = '<media type>', or POST /api/v1/ard/search for richer filters",
+      },
+    );
   }
   return m[1];
 }

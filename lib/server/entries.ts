@@ -54,7 +54,8 @@ export function visibleSql(viewer: Viewer, options: { publicRegistry: boolean })
   if (viewer.anonymous) {
     if (!options.publicRegistry) return { sql: "0", params: {} };
     return {
-      sql: "(e.tombstoned = 0 AND e.visibility = 'public' AND e.lifecycle IN ('approved', 'archived'))",
+      sql:
+        "(e.tombstoned = 0 AND e.visibility = 'public' AND e.lifecycle IN ('approved', 'archived'))",
       params: {},
     };
   }
@@ -92,7 +93,9 @@ export function mayReview(viewer: Viewer, row: EntryRow): boolean {
 export function hasReviewScope(viewer: Viewer): boolean {
   if (viewer.anonymous) return false;
   if (viewer.role === "admin" || viewer.role === "reviewer") return true;
-  for (const role of viewer.teams.values()) if (role === "owner" || role === "reviewer") return true;
+  for (const role of viewer.teams.values()) {
+    if (role === "owner" || role === "reviewer") return true;
+  }
   return false;
 }
 
@@ -119,7 +122,8 @@ export function getVisibleEntry(
 export function entryNotFound(identifier: string): ObservalError {
   return new ObservalError("NOT_FOUND", "Entry not found", {
     resource: identifier,
-    remediation: "Check the identifier with `observal registry search` or `observal registry a2a list`",
+    remediation:
+      "Check the identifier with `observal registry search` or `observal registry a2a list`",
   });
 }
 

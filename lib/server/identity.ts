@@ -62,9 +62,13 @@ export function localAdmin(db: DatabaseSync, now: string): Viewer {
     | UserRow
     | undefined;
   if (!row) {
-    db.prepare("INSERT OR IGNORE INTO users(id, handle, role, created_at) VALUES (?, ?, 'admin', ?)")
+    db.prepare(
+      "INSERT OR IGNORE INTO users(id, handle, role, created_at) VALUES (?, ?, 'admin', ?)",
+    )
       .run(randomUUID(), LOCAL_ADMIN_HANDLE, now);
-    row = db.prepare("SELECT * FROM users WHERE handle = ?").get(LOCAL_ADMIN_HANDLE) as UserRow;
+    row = db.prepare("SELECT * FROM users WHERE handle = ?").get(
+      LOCAL_ADMIN_HANDLE,
+    ) as unknown as UserRow;
   }
   return viewerFor(db, row);
 }
@@ -103,7 +107,12 @@ export function createUser(
       remediation: "Choose another handle, or issue a new key with `observal registry user key`",
     });
   }
-  const row: UserRow = { id: randomUUID(), handle: input.handle, role: input.role, created_at: now };
+  const row: UserRow = {
+    id: randomUUID(),
+    handle: input.handle,
+    role: input.role,
+    created_at: now,
+  };
   db.prepare("INSERT INTO users(id, handle, role, created_at) VALUES (?, ?, ?, ?)").run(
     row.id,
     row.handle,

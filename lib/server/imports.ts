@@ -6,12 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
-  A2A_CARD_MEDIA_TYPE,
+  A2A_AGENT_CARD_MEDIA_TYPE,
   callableInterface,
   cardDigest,
   cardIdentifier,
   importedCardDocument,
-  parseCard,
+  parseAgentCard,
   verifyCardSignatures,
 } from "../a2a/mod.ts";
 import { normalizeCardUrl, safeFetchJson } from "../net/mod.ts";
@@ -19,9 +19,9 @@ import { transaction } from "../sqlite/mod.ts";
 import {
   entryNotFound,
   type EntryRow,
+  hasReviewScope,
   loadEntry,
   mayReview,
-  hasReviewScope,
   VISIBILITY_TO_STORED,
   VISIBILITY_TO_WIRE,
   visibleSql,
@@ -39,11 +39,25 @@ async function fetchCard(state: RegistryState, cardUrl: string) {
     allowPrivateHosts: settings["discovery.a2a_private_hosts"],
     resolve: state.resolve,
   };
-  const { json } = await safeFetchJson(cardUrl, fetchOptions);
-  const card = parseCard(json);
+  const { json } = await safeFetchJson(cardUrl, { ...fetchOptions, label: "Agent Card" });
+  const card = parseAgentCard(json);
   const signature = await verifyCardSignatures(card, {
     trustedKeys: settings["signing.trusted_keys"],
-    fetchJwks: async (jku: string) => (await safeFetchJson(jku, fetchOptions)).json,
+    // A key set the card points at proves something only when the card's own host
+    // publishes it; keys from anywhere else must be configured by an admin.
+    fetchJwks: async (jku: string) => {
+      if (!URL.canParse(jku) || new URL(jku).hostname !== new URL(cardUrl).hostname) {
+        throw new ObservalError(
+          "INVALID_AGENT_CARD",
+          "The card's signing keys (jku) are not on the card's host",
+          {
+            remediation:
+              "Serve the JWK Set from the card's host, or ask an admin to add the key to signing.trusted_keys",
+          },
+        );
+      }
+      return (await safeFetchJson(jku, { ...fetchOptions, label: "signing keys" })).json;
+    },
   });
   return { card, signature, raw: json };
 }
@@ -84,7 +98,7 @@ export async function importCard(
     ) as EntryRow | undefined;
     let ownerId = viewer.userId;
     let lifecycle: EntryRow["lifecycle"] = "pending";
-    let id = randomUUID();
+    let id: string = randomUUID();
     let created = true;
     if (existing) {
       created = false;
@@ -96,7 +110,10 @@ export async function importCard(
           throw new ObservalError(
             "ALREADY_EXISTS",
             "This Agent Card is already registered by someone else",
-            { remediation: "Ask its owner or an admin to change it", resource: existing.identifier },
+            {
+              remediation: "Ask its owner or an admin to change it",
+              resource: existing.identifier,
+            },
           );
         }
       }
@@ -117,7 +134,7 @@ export async function importCard(
       }
     }
     const doc = importedCardDocument({
-      card: raw as Record<string, unknown>,
+      card,
       cardUrl,
       identifier,
       lifecycle,
@@ -161,7 +178,7 @@ export async function importCard(
         `INSERT INTO entries (id, identifier, kind, source_kind, type, display_name, description,
            version, owner_id, team_id, visibility, lifecycle, source_url, digest, delegable,
            search_queries, search_capabilities, doc, created_at, updated_at)
-         VALUES (:id, :identifier, 'external', 'imported', '${A2A_CARD_MEDIA_TYPE}',
+         VALUES (:id, :identifier, 'external', 'imported', '${A2A_AGENT_CARD_MEDIA_TYPE}',
            :display_name, :description, :version, :owner_id, :team_id, :visibility, :lifecycle,
            :source_url, :digest, :delegable, :search_queries, :search_capabilities, :doc, :now, :now)`,
       ).run(values);
@@ -230,7 +247,8 @@ export function reviewEntry(
   }
   if (body.action === "approve" && !body.digest) {
     throw new ObservalError("INVALID_ARGUMENT", "Approval needs the digest of what you reviewed", {
-      remediation: `Inspect it first (\`observal registry a2a inspect ${identifier}\`) and pass --digest`,
+      remediation:
+        `Inspect it first (\`observal registry a2a inspect ${identifier}\`) and pass --digest`,
     });
   }
   if (body.action === "reject" && !body.reason?.trim()) {
@@ -244,16 +262,21 @@ export function reviewEntry(
     if (!mayReview(viewer, row)) {
       // Do not confirm that a private or team entry exists to someone outside it.
       if (row.visibility !== "public") throw entryNotFound(identifier);
-      throw new ObservalError("PERMISSION_DENIED", "This public entry is outside your review scope", {
-        remediation: "A global reviewer or an admin can review public entries",
-      });
+      throw new ObservalError(
+        "PERMISSION_DENIED",
+        "This public entry is outside your review scope",
+        {
+          remediation: "A global reviewer or an admin can review public entries",
+        },
+      );
     }
     if (body.action === "approve" && body.digest !== row.digest) {
       throw new ObservalError(
         "FAILED_PRECONDITION",
         "The entry changed since you inspected it",
         {
-          remediation: `Inspect it again (\`observal registry a2a inspect ${row.identifier}\`) and review the current digest`,
+          remediation:
+            `Inspect it again (\`observal registry a2a inspect ${row.identifier}\`) and review the current digest`,
           resource: row.identifier,
         },
       );
@@ -292,7 +315,10 @@ export function removeImport(
       if (row.visibility !== "public" && !viewer.teams.has(row.team_id ?? "")) {
         throw entryNotFound(identifier);
       }
-      throw new ObservalError("PERMISSION_DENIED", "Only the owner or an admin can remove this agent");
+      throw new ObservalError(
+        "PERMISSION_DENIED",
+        "Only the owner or an admin can remove this agent",
+      );
     }
     db.prepare("UPDATE entries SET tombstoned = 1, updated_at = ? WHERE id = ?").run(
       isoSeconds(state.clock.now()),

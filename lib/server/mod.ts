@@ -9,12 +9,14 @@ import type { Clock } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import { readSettings } from "./settings.ts";
+import { registerSearchFunctions } from "./search.ts";
 import type { RegistryState } from "./state.ts";
 
 export { createRegistryApp, type RegistryAppOptions } from "./app.ts";
 export type { RegistryState } from "./state.ts";
 export { readSettings, SETTINGS, type Settings, writeSetting } from "./settings.ts";
 export { createUser, issueKey, type UserRole } from "./identity.ts";
+export { MIGRATIONS } from "./_migrations.ts";
 
 /** Path of the embedded registry database under OBSERVAL_HOME. */
 export function registryPath(home: string): string {
@@ -29,6 +31,7 @@ export function openRegistry(options: {
   delegationCommand: readonly string[];
 }): RegistryState & { close(): void } {
   const db: DatabaseSync = openDatabase(options.path, { migrations: MIGRATIONS });
+  registerSearchFunctions(db);
   return {
     db,
     clock: options.clock,

@@ -45,8 +45,11 @@ export interface SearchOutput {
   harness?: string;
 }
 
-/** Column weights: name, representative queries, capabilities/tags, description. */
-const WEIGHTS = "10.0, 8.5, 7.0, 5.0";
+/** Field weights for relevance: name, representative queries, capabilities/tags, description. */
+const FIELD_WEIGHTS = [1.0, 0.85, 0.7, 0.5] as const;
+const BM25_WEIGHTS = "10.0, 8.5, 7.0, 5.0";
+/** How many bm25-best matches are scored exactly. */
+const CANDIDATES = 200;
 
 /** Lower-case word tokens of the query, at most 32. */
 export function queryTokens(text: string): string[] {
@@ -102,7 +105,9 @@ export function decodePageToken(token: string, fp: string): number {
 }
 
 /** Builds the SQL for the structured filters; values go in as parameters. */
-function filterSql(filter: Map<string, string[]>): { sql: string[]; params: Record<string, string> } {
+function filterSql(
+  filter: Map<string, string[]>,
+): { sql: string[]; params: Record<string, string> } {
   const sql: string[] = [];
   const params: Record<string, string> = {};
   let n = 0;
@@ -130,12 +135,18 @@ function filterSql(filter: Map<string, string[]>): { sql: string[]; params: Reco
       case "tags":
       case "capabilities":
         sql.push(
-          `EXISTS (SELECT 1 FROM json_each(e.doc, '$.${key}') j WHERE j.value IN (${list(values)}))`,
+          `EXISTS (SELECT 1 FROM json_each(e.doc, '$.${key}') j WHERE j.value IN (${
+            list(values)
+          }))`,
         );
         break;
       case "publisher": {
         const patterns = values.map((v) => `urn:air:${v.replace(/[\\%_]/g, "\\$&")}:%`);
-        sql.push(`(${list(patterns).split(", ").map((p) => `e.identifier LIKE ${p} ESCAPE '\\'`).join(" OR ")})`);
+        sql.push(
+          `(${
+            list(patterns).split(", ").map((p) => `e.identifier LIKE ${p} ESCAPE '\\'`).join(" OR ")
+          })`,
+        );
         break;
       }
       case "activatable": {
@@ -171,22 +182,31 @@ export function searchEntries(
     limit: input.pageSize + 1,
     offset,
   };
-  let rows: Array<EntryRow & { rank: number }>;
+  let rows: Array<EntryRow & { score: number }>;
+  const order = "(e.lifecycle = 'approved') DESC, e.recommended DESC, e.display_name, e.identifier";
   if (tokens.length > 0) {
+    // Two stages keep large registries fast: FTS5 ranks the visible matches by bm25 (in C)
+    // and keeps the best few hundred; obs_relevance() then scores only those, so the score
+    // does not depend on corpus statistics.
     params.q = ftsQuery(tokens);
+    params.tokens = JSON.stringify(tokens);
+    params.phrase = phraseOf(input.text);
+    params.candidates = Math.max(CANDIDATES, offset + input.pageSize * 2 + 1);
     rows = db.prepare(
-      `SELECT e.*, bm25(entries_fts, ${WEIGHTS}) AS rank
-       FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-       WHERE entries_fts MATCH :q AND ${where}
-       ORDER BY rank, (e.lifecycle = 'approved') DESC, e.recommended DESC, e.display_name, e.identifier
+      `SELECT * FROM (
+         SELECT c.*, obs_relevance(c.display_name, c.search_queries, c.search_capabilities,
+                                   c.description, :tokens, :phrase) AS score
+         FROM (SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
+               WHERE entries_fts MATCH :q AND ${where}
+               ORDER BY bm25(entries_fts, ${BM25_WEIGHTS}) LIMIT :candidates) c) e
+       ORDER BY e.score DESC, ${order}
        LIMIT :limit OFFSET :offset`,
-    ).all(params) as unknown as Array<EntryRow & { rank: number }>;
+    ).all(params) as unknown as Array<EntryRow & { score: number }>;
   } else {
     rows = db.prepare(
-      `SELECT e.*, 0 AS rank FROM entries e WHERE ${where}
-       ORDER BY (e.lifecycle = 'approved') DESC, e.recommended DESC, e.display_name, e.identifier
+      `SELECT e.*, 0 AS score FROM entries e WHERE ${where} ORDER BY ${order}
        LIMIT :limit OFFSET :offset`,
-    ).all(params) as unknown as Array<EntryRow & { rank: number }>;
+    ).all(params) as unknown as Array<EntryRow & { score: number }>;
   }
   const more = rows.length > input.pageSize;
   const page = rows.slice(0, input.pageSize);
@@ -194,7 +214,7 @@ export function searchEntries(
   return {
     hits: page.map((row) => ({
       row,
-      score: relevance(row.rank),
+      score: row.score,
       matchedOn: matchedOn(row, tokens),
     })),
     pageToken: more ? encodePageToken(offset + input.pageSize, fp) : undefined,
@@ -202,11 +222,64 @@ export function searchEntries(
   };
 }
 
-/** Maps bm25 (lower is better, unbounded) onto 1–100 monotonically. */
-function relevance(rank: number): number {
-  const s = Math.max(0, -rank);
-  if (s === 0) return 1;
-  return Math.max(1, Math.min(100, Math.round((100 * s) / (s + 2))));
+/** The query as one lower-cased phrase of words, for the phrase bonus. */
+function phraseOf(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+}
+
+/** How well one token matches one field's words: exact 1, prefix 0.7 (tokens ≥ 4), substring 0.4. */
+function tokenQuality(token: string, words: string[]): number {
+  let best = 0;
+  for (const w of words) {
+    if (w === token) return 1;
+    if (token.length >= 4 && w.startsWith(token)) best = Math.max(best, 0.7);
+    else if (best < 0.4 && token.length >= 3 && w.includes(token)) best = 0.4;
+  }
+  return best;
+}
+
+/**
+ * Relevance 1–100 of one entry for the query tokens: 70% match quality × field weight,
+ * 20% share of tokens matched anywhere, 10% whole-phrase hit.
+ */
+export function relevance(
+  fields: readonly string[],
+  tokens: readonly string[],
+  phrase: string,
+): number {
+  if (tokens.length === 0) return 0;
+  const words = fields.map((f) => f.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  let quality = 0;
+  let covered = 0;
+  for (const t of tokens) {
+    let best = 0;
+    words.forEach((ws, i) => (best = Math.max(best, tokenQuality(t, ws) * FIELD_WEIGHTS[i])));
+    quality += best;
+    if (best > 0) covered++;
+  }
+  const phraseHit = phrase.includes(" ") &&
+      fields.some((f) =>
+        (f.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ").includes(phrase)
+      )
+    ? 1
+    : 0;
+  const score = 100 *
+    (0.7 * (quality / tokens.length) + 0.2 * (covered / tokens.length) + 0.1 * phraseHit);
+  return Math.max(1, Math.min(100, Math.round(score)));
+}
+
+/** Registers obs_relevance() on a connection; search queries call it. */
+export function registerSearchFunctions(db: DatabaseSync): void {
+  db.function(
+    "obs_relevance",
+    { deterministic: true },
+    (name, queries, caps, description, tokens, phrase) =>
+      relevance(
+        [String(name ?? ""), String(queries ?? ""), String(caps ?? ""), String(description ?? "")],
+        JSON.parse(String(tokens)) as string[],
+        String(phrase ?? ""),
+      ),
+  );
 }
 
 function matchedOn(row: EntryRow, tokens: string[]): string[] {

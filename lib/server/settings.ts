@@ -33,7 +33,8 @@ export const SETTINGS = {
       hostList,
     ),
     default: [] as string[],
-    help: "Comma-separated hosts whose Agent Cards may be fetched over http or from private addresses",
+    help:
+      "Comma-separated hosts whose Agent Cards may be fetched over http or from private addresses",
   },
   "discovery.delegation_enabled": {
     schema: boolText,
@@ -41,14 +42,17 @@ export const SETTINGS = {
     help: "Add the observal-agents MCP server to every installed agent",
   },
   "signing.trusted_keys": {
-    schema: z.union([z.string().transform((s, ctx) => {
-      try {
-        return JSON.parse(s);
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be a JSON array of JWKs" });
-        return z.NEVER;
-      }
-    }), z.array(z.any())]).pipe(z.array(z.looseObject({ kty: z.string(), kid: z.string() }))),
+    schema: z.union([
+      z.string().transform((s, ctx) => {
+        try {
+          return JSON.parse(s);
+        } catch {
+          ctx.addIssue({ code: "custom", message: "must be a JSON array of JWKs" });
+          return z.NEVER;
+        }
+      }),
+      z.array(z.any()),
+    ]).pipe(z.array(z.looseObject({ kty: z.string(), kid: z.string() }))),
     default: [] as Array<Record<string, unknown>>,
     help: "JSON array of public JWKs (with kid) trusted to sign Agent Cards",
   },

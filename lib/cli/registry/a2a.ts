@@ -11,16 +11,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Turns `--team HANDLE|UUID` into a team id the caller belongs to. */
 export async function resolveTeam(client: RegistryClient, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref.toLowerCase();
-  const me = await client.call<{ teams: Array<{ id: string; handle: string }> }>("GET", "/api/v1/me");
+  const me = await client.call<{ teams: Array<{ id: string; handle: string }> }>(
+    "GET",
+    "/api/v1/me",
+  );
   const team = me.teams.find((t) => t.handle === ref);
   if (team) return team.id;
   try {
     const all = await client.admin("GET", "/teams");
-    const found = (all.items as Array<{ id: string; handle: string }>).find((t) => t.handle === ref);
+    const found = (all.items as Array<{ id: string; handle: string }>).find((t) =>
+      t.handle === ref
+    );
     if (found) return found.id;
   } catch { /* not an admin: fall through to the clear error below */ }
   throw new ObservalError("NOT_FOUND", `No team "${ref}" that you belong to`, {
-    remediation: "Pass the team's handle or id; an admin can add you with `observal registry team member`",
+    remediation:
+      "Pass the team's handle or id; an admin can add you with `observal registry team member`",
   });
 }
 
@@ -32,7 +38,11 @@ export const visibilityFlags = {
     description: "Who can see it once approved",
     default: "private",
   },
-  team: { type: "string" as const, value: "TEAM", description: "Team handle or id (with --visibility team)" },
+  team: {
+    type: "string" as const,
+    value: "TEAM",
+    description: "Team handle or id (with --visibility team)",
+  },
 };
 
 export async function visibilityBody(client: RegistryClient, inv: Invocation) {
@@ -74,13 +84,27 @@ export function reviewBody(inv: Invocation, inspectCommand: string) {
 export const reviewFlags = {
   approve: { type: "boolean" as const, description: "Approve it" },
   reject: { type: "boolean" as const, description: "Reject it" },
-  digest: { type: "string" as const, value: "sha256:…", description: "Digest you reviewed (required to approve)" },
-  reason: { type: "string" as const, value: "TEXT", description: "Review note (required to reject)" },
+  digest: {
+    type: "string" as const,
+    value: "sha256:…",
+    description: "Digest you reviewed (required to approve)",
+  },
+  reason: {
+    type: "string" as const,
+    value: "TEXT",
+    description: "Review note (required to reject)",
+  },
 };
 
 function stateCell(inv: Invocation, ctx: Parameters<typeof paint>[0], state: string): string {
   if (inv.json) return state;
-  const color = state === "approved" ? "green" : state === "pending" ? "yellow" : state === "rejected" ? "red" : "dim";
+  const color = state === "approved"
+    ? "green"
+    : state === "pending"
+    ? "yellow"
+    : state === "rejected"
+    ? "red"
+    : "dim";
   return paint(ctx, color, state);
 }
 
@@ -89,7 +113,8 @@ const submit: Command = {
   summary: "Register a remote agent by its Agent Card URL",
   args: ["card-url"],
   flags: visibilityFlags,
-  details: "The card is fetched safely (https, public addresses only, unless an admin allowed the host).",
+  details:
+    "The card is fetched safely (https, public addresses only, unless an admin allowed the host).",
   async run(inv, ctx) {
     const doc = await withClient(ctx, async (c) => {
       const vis = await visibilityBody(c, inv);
@@ -101,7 +126,12 @@ const submit: Command = {
     if (doc["obs:lifecycle"] !== "approved") {
       say(ctx, "A reviewer must approve it before agents can delegate to it:");
       say(ctx, `  observal registry a2a inspect ${doc.identifier}`);
-      say(ctx, `  observal registry a2a review ${doc.identifier} --approve --digest ${doc["obs:artifactDigest"]}`);
+      say(
+        ctx,
+        `  observal registry a2a review ${doc.identifier} --approve --digest ${
+          doc["obs:artifactDigest"]
+        }`,
+      );
     }
   },
 };

@@ -16,11 +16,18 @@ const userGroup: Group = {
       summary: "Create a user and print their API key (shown once)",
       args: ["handle"],
       flags: {
-        role: { type: "string", value: "admin|reviewer|user", description: "Global role", default: "user" },
+        role: {
+          type: "string",
+          value: "admin|reviewer|user",
+          description: "Global role",
+          default: "user",
+        },
       },
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) =>
-          c.admin("POST", "/users", { handle: inv.args.handle, role: str(inv, "role") }));
+        const out = await withClient(
+          ctx,
+          (c) => c.admin("POST", "/users", { handle: inv.args.handle, role: str(inv, "role") }),
+        );
         if (inv.json) return printJson(ctx, out);
         const user = out.user as Row;
         say(ctx, `Created ${user.handle} (${user.role}).`);
@@ -32,8 +39,10 @@ const userGroup: Group = {
       summary: "Issue another API key for a user",
       args: ["handle"],
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) =>
-          c.admin("POST", `/users/${encodeURIComponent(inv.args.handle)}/keys`));
+        const out = await withClient(
+          ctx,
+          (c) => c.admin("POST", `/users/${encodeURIComponent(inv.args.handle)}/keys`),
+        );
         if (inv.json) return printJson(ctx, out);
         say(ctx, `API key for ${(out.user as Row).handle} (shown once): ${out.apiKey}`);
       },
@@ -46,7 +55,10 @@ const userGroup: Group = {
         if (inv.json) return printJson(ctx, out);
         const items = out.items as Row[];
         ctx.io.stdout.write(
-          renderTable(["HANDLE", "ROLE", "ID"], items.map((u) => [String(u.handle), String(u.role), String(u.id)])),
+          renderTable(
+            ["HANDLE", "ROLE", "ID"],
+            items.map((u) => [String(u.handle), String(u.role), String(u.id)]),
+          ),
         );
       },
     },
@@ -63,8 +75,10 @@ const teamGroup: Group = {
       args: ["handle"],
       flags: { name: { type: "string", value: "NAME", description: "Display name" } },
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) =>
-          c.admin("POST", "/teams", { handle: inv.args.handle, name: str(inv, "name") }));
+        const out = await withClient(
+          ctx,
+          (c) => c.admin("POST", "/teams", { handle: inv.args.handle, name: str(inv, "name") }),
+        );
         if (inv.json) return printJson(ctx, out);
         say(ctx, `Created team ${out.handle} (${out.id}).`);
       },
@@ -89,14 +103,22 @@ const teamGroup: Group = {
       summary: "Add a user to a team, or change their team role",
       args: ["team", "user"],
       flags: {
-        role: { type: "string", value: "owner|reviewer|member", description: "Role in the team", default: "member" },
+        role: {
+          type: "string",
+          value: "owner|reviewer|member",
+          description: "Role in the team",
+          default: "member",
+        },
       },
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) =>
-          c.admin("PUT", `/teams/${encodeURIComponent(inv.args.team)}/members`, {
-            user: inv.args.user,
-            role: str(inv, "role"),
-          }));
+        const out = await withClient(
+          ctx,
+          (c) =>
+            c.admin("PUT", `/teams/${encodeURIComponent(inv.args.team)}/members`, {
+              user: inv.args.user,
+              role: str(inv, "role"),
+            }),
+        );
         if (inv.json) return printJson(ctx, out);
         say(ctx, `${out.user} is now ${out.role} of ${out.team}.`);
       },
@@ -109,7 +131,9 @@ const teamGroup: Group = {
         const out = await withClient(ctx, (c) =>
           c.admin(
             "DELETE",
-            `/teams/${encodeURIComponent(inv.args.team)}/members/${encodeURIComponent(inv.args.user)}`,
+            `/teams/${encodeURIComponent(inv.args.team)}/members/${
+              encodeURIComponent(inv.args.user)
+            }`,
           ));
         if (inv.json) return printJson(ctx, out);
         say(ctx, `Removed ${out.user} from ${out.team}.`);
@@ -159,10 +183,16 @@ const settingsGroup: Group = {
       name: "set",
       summary: "Change one setting",
       args: ["key", "value"],
-      details: "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`.",
+      details:
+        "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`.",
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) =>
-          c.admin("PUT", `/settings/${encodeURIComponent(inv.args.key)}`, { value: inv.args.value }));
+        const out = await withClient(
+          ctx,
+          (c) =>
+            c.admin("PUT", `/settings/${encodeURIComponent(inv.args.key)}`, {
+              value: inv.args.value,
+            }),
+        );
         if (inv.json) return printJson(ctx, out);
         say(ctx, `${out.key} = ${JSON.stringify(out.value)}`);
       },

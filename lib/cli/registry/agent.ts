@@ -23,14 +23,20 @@ const publish: Command = {
         remediation: "Pass the path of an agent YAML file (see examples/agent/observal-agent.yaml)",
       });
     }
-    const doc = await withClient(ctx, async (c) =>
-      c.publishAgent({ yaml, ...(await visibilityBody(c, inv)) })
+    const doc = await withClient(
+      ctx,
+      async (c) => c.publishAgent({ yaml, ...(await visibilityBody(c, inv)) }),
     );
     if (inv.json) return printJson(ctx, doc);
     say(ctx, `Published ${doc["obs:nativeRef"]} as ${doc.identifier} (${doc["obs:lifecycle"]}).`);
     say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
     say(ctx, "A reviewer approves it with:");
-    say(ctx, `  observal registry agent review ${doc.identifier} --approve --digest ${doc["obs:artifactDigest"]}`);
+    say(
+      ctx,
+      `  observal registry agent review ${doc.identifier} --approve --digest ${
+        doc["obs:artifactDigest"]
+      }`,
+    );
   },
 };
 
@@ -80,7 +86,12 @@ const install: Command = {
   args: ["agent"],
   flags: {
     harness: { type: "string", short: "i", value: "HARNESS", description: "Harness to render for" },
-    scope: { type: "string", value: "project|user", description: "Install scope", default: "project" },
+    scope: {
+      type: "string",
+      value: "project|user",
+      description: "Install scope",
+      default: "project",
+    },
     version: { type: "string", value: "X.Y.Z", description: "Approved version (default latest)" },
   },
   async run(inv, ctx) {
@@ -94,8 +105,14 @@ const install: Command = {
     if (scope !== "project" && scope !== "user") {
       throw new ObservalError("USAGE", "--scope must be project or user");
     }
-    const out = await withClient(ctx, (c) =>
-      c.installAgent(inv.args.agent, { harness, options: { scope }, version: str(inv, "version") })
+    const out = await withClient(
+      ctx,
+      (c) =>
+        c.installAgent(inv.args.agent, {
+          harness,
+          options: { scope },
+          version: str(inv, "version"),
+        }),
     );
     printJson(ctx, out);
   },

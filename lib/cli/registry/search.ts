@@ -17,7 +17,13 @@ export const searchCommand: Command = {
   flags: {
     type: { type: "string", value: "agent|a2a|MEDIA-TYPE", description: "Only this kind of entry" },
     harness: { type: "string", value: "HARNESS", description: "Judge availability for a harness" },
-    limit: { type: "string", short: "n", value: "N", description: "Results per page (1-100)", default: "10" },
+    limit: {
+      type: "string",
+      short: "n",
+      value: "N",
+      description: "Results per page (1-100)",
+      default: "10",
+    },
     "page-token": { type: "string", value: "TOKEN", description: "Continue a previous search" },
   },
   async run(inv, ctx) {

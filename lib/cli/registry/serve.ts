@@ -10,8 +10,18 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "Serve the embedded registry over HTTP",
   flags: {
-    host: { type: "string", value: "HOST", description: "Address to listen on", default: "127.0.0.1" },
-    port: { type: "string", value: "PORT", description: "Port (0 picks a free one)", default: "8787" },
+    host: {
+      type: "string",
+      value: "HOST",
+      description: "Address to listen on",
+      default: "127.0.0.1",
+    },
+    port: {
+      type: "string",
+      value: "PORT",
+      description: "Port (0 picks a free one)",
+      default: "8787",
+    },
   },
   details: `Callers authenticate with API keys (\`observal registry user add\` prints one).
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C.`,

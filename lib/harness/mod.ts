@@ -1,0 +1,75 @@
+/**
+ * Harnesses: the registry of harness facts, the portable agent definition, and rendering
+ * an agent into the files each harness reads.
+ *
+ * @example
+ * ```ts
+ * import { parseAgentYaml, renderInstall } from "./mod.ts";
+ *
+ * const definition = parseAgentYaml("name: reviewer\nversion: 1.0.0\nprompt: Review.\n");
+ * const { config_snippet } = renderInstall({
+ *   agent: { id: "a1", name: definition.name, version: definition.version, definition },
+ *   harness: "claude-code",
+ *   scope: "project",
+ *   delegation: { enabled: false, command: [] },
+ * });
+ * ```
+ * @module
+ */
+export {
+  type Capability,
+  CapabilitySchema,
+  getHarness,
+  HARNESS_KEYS,
+  type HarnessFacts,
+  HarnessFactsSchema,
+  HarnessHeadlessSchema,
+  type HarnessKey,
+  HarnessKeySchema,
+  type HarnessRegistry,
+  HarnessRegistrySchema,
+  HarnessRuntimeSchema,
+  headlessHarnesses,
+  loadHarnessRegistry,
+  normalizeHarness,
+  type Scope,
+  ScopeSchema,
+} from "./registry.ts";
+export {
+  AGENT_NAME_PATTERN,
+  type AgentDefinition,
+  AgentDefinitionSchema,
+  DELEGATION_MCP_NAME,
+  type InlineSkill,
+  InlineSkillSchema,
+  MAX_AGENT_YAML_BYTES,
+  type McpServer,
+  McpServerSchema,
+  parseAgentDefinition,
+  parseAgentYaml,
+} from "./agent_definition.ts";
+export {
+  type ConfigSnippet,
+  ConfigSnippetSchema,
+  type SnippetFile,
+  SnippetFileSchema,
+  type StdioMcpEntry,
+  StdioMcpEntrySchema,
+} from "./config_snippet.ts";
+export {
+  agentBody,
+  type DelegationOption,
+  type InstallAgent,
+  type RenderedInstall,
+  renderInstall,
+  type RenderInstallOptions,
+} from "./render.ts";
+export {
+  agentDigest,
+  type InstallLock,
+  InstallLockSchema,
+  type InstallResponse,
+  installResponse,
+  InstallResponseSchema,
+} from "./install_response.ts";
+export { toToml } from "./to_toml.ts";

@@ -1,0 +1,66 @@
+/** Spawns observal (from source, under this Deno) as a child process. */
+import { fileURLToPath } from "node:url";
+
+export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+export interface Spawned {
+  /** Resolves with the first stdout line. */
+  firstLine: Promise<string>;
+  stderr(): string;
+  /** Sends SIGTERM (once) and resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+async function collect(
+  stream: ReadableStream<Uint8Array>,
+  onText: (all: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let all = "";
+  for await (const chunk of stream) {
+    all += decoder.decode(chunk, { stream: true });
+    onText(all);
+  }
+}
+
+// Deno.Command rather than node:child_process: the latter reports a child that handled
+// SIGTERM and exited 0 as killed by the signal.
+export function spawnObserval(args: string[], env: Record<string, string>): Spawned {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  let resolveLine!: (line: string) => void;
+  let rejectLine!: (e: Error) => void;
+  const firstLine = new Promise<string>((res, rej) => {
+    resolveLine = res;
+    rejectLine = rej;
+  });
+  const out = collect(child.stdout, (all) => {
+    const nl = all.indexOf("\n");
+    if (nl >= 0) resolveLine(all.slice(0, nl));
+  });
+  const errDone = collect(child.stderr, (all) => (err = all));
+  const status = Promise.all([child.status, out, errDone]).then(([s]) => {
+    rejectLine(new Error(`exited ${s.code} before printing a line: ${err}`));
+    return s.code;
+  });
+  let stopped = false;
+  return {
+    firstLine,
+    stderr: () => err,
+    stop: () => {
+      if (!stopped) {
+        stopped = true;
+        try {
+          child.kill("SIGTERM");
+        } catch { /* already gone */ }
+      }
+      return status;
+    },
+  };
+}
