@@ -20,3 +20,4 @@ export * from "./digest.ts";
 export * from "./identifier.ts";
 export * from "./ard_document.ts";
 export * from "./signature.ts";
+export * from "./task.ts";
