@@ -2,11 +2,12 @@
  * Emits the npm package into npm/: one ESM bundle of our code (dependencies stay external
  * and are listed in npm/package.json) and a small bin shim.
  *
- *   deno run -A scripts/build_npm.ts [--bundle-deps]
+ *   deno run -A scripts/build_npm.ts [--bundle-deps] [--out DIR]
  */
 import * as esbuild from "esbuild";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
+import { parseArgs } from "node:util";
 import { VERSION } from "../lib/core/version.ts";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -14,12 +15,17 @@ if (pkg.version !== VERSION) {
   console.error(`package.json version ${pkg.version} differs from lib/core/version.ts ${VERSION}`);
   process.exit(1);
 }
-const bundleDeps = process.argv.includes("--bundle-deps");
-rmSync("npm", { recursive: true, force: true });
-mkdirSync("npm/bin", { recursive: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { "bundle-deps": { type: "boolean" }, out: { type: "string", default: "npm" } },
+});
+const bundleDeps = Boolean(values["bundle-deps"]);
+const out = values.out!;
+rmSync(out, { recursive: true, force: true });
+mkdirSync(`${out}/bin`, { recursive: true });
 await esbuild.build({
   entryPoints: { main: "main.ts" },
-  outdir: "npm/dist",
+  outdir: `${out}/dist`,
   outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
@@ -32,7 +38,7 @@ await esbuild.build({
 await esbuild.stop();
 // node:sqlite warns as experimental on Node < 24.15; the shim filters only that warning.
 writeFileSync(
-  "npm/bin/observal.mjs",
+  `${out}/bin/observal.mjs`,
   `#!/usr/bin/env node
 const emit = process.emitWarning;
 process.emitWarning = function (w, ...rest) {
@@ -44,9 +50,9 @@ await import("../dist/main.mjs");
 `,
   { mode: 0o755 },
 );
-cpSync("README.md", "npm/README.md");
+cpSync("README.md", `${out}/README.md`);
 writeFileSync(
-  "npm/package.json",
+  `${out}/package.json`,
   JSON.stringify(
     {
       name: "observal",
@@ -62,4 +68,4 @@ writeFileSync(
     2,
   ) + "\n",
 );
-console.log(`npm/ ready (observal ${pkg.version}${bundleDeps ? ", dependencies bundled" : ""})`);
+console.log(`${out}/ ready (observal ${pkg.version}${bundleDeps ? ", dependencies bundled" : ""})`);

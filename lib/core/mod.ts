@@ -9,3 +9,4 @@ export * from "./context.ts";
 export * from "./runtime.ts";
 export * from "./version.ts";
 export * from "./config.ts";
+export * from "./canonical_json.ts";

@@ -3,10 +3,9 @@
  * the rendered `config_snippet`, warnings, and a lock naming the exact definition.
  * @module
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type AgentDefinition, AgentDefinitionSchema } from "./agent_definition.ts";
-import { canonicalJson } from "./_canonical_json.ts";
+import { jsonDigest } from "../core/canonical_json.ts";
 import { ConfigSnippetSchema } from "./config_snippet.ts";
 import { renderInstall, type RenderInstallOptions } from "./render.ts";
 
@@ -45,8 +44,7 @@ export type InstallResponse = z.infer<typeof InstallResponseSchema>;
  * ```
  */
 export function agentDigest(definition: AgentDefinition): string {
-  const canonical = canonicalJson(AgentDefinitionSchema.parse(definition));
-  return `sha256:${createHash("sha256").update(canonical, "utf8").digest("hex")}`;
+  return jsonDigest(AgentDefinitionSchema.parse(definition));
 }
 
 /**

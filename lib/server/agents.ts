@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
-import { cardDigest } from "../a2a/mod.ts";
 import {
   type AgentDefinition,
+  agentDigest,
   HARNESS_KEYS,
   headlessHarnesses,
   installResponse,
@@ -115,8 +115,8 @@ export function publishAgent(
     throw new ObservalError("PERMISSION_DENIED", "You are not a member of that team");
   }
   const supported = def.supported_harnesses ?? [];
-  // The same canonical-JSON digest as cards, over the parsed definition.
-  const digest = cardDigest(def);
+  // The same digest the install lock reports, so reviewers and installs agree.
+  const digest = agentDigest(def);
   const now = isoSeconds(state.clock.now());
   const domain = publisherDomain(state.settings());
   const visibility = VISIBILITY_TO_STORED[body.visibility];

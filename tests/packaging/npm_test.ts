@@ -1,0 +1,52 @@
+/** The npm package: built with esbuild, run by Node 24 through its bin shim. */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { VERSION } from "../../lib/core/mod.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+Deno.test("npm package builds and runs under Node: --version, a registry search, a JSON error", () => {
+  // Inside the repo so Node finds the dependencies in node_modules, as an install would.
+  const out = join(root, "tmp", `npm-test-${crypto.randomUUID().slice(0, 8)}`);
+  const home = mkdtempSync(join(tmpdir(), "observal-npm-"));
+  try {
+    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
+      cwd: root,
+      stdio: "pipe",
+    });
+    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
+    assert.equal(pkg.version, VERSION);
+    assert.equal(pkg.bin.observal, "bin/observal.mjs");
+    const node = join(root, "node_modules", ".bin", "node");
+    const env = { ...Deno.env.toObject(), OBSERVAL_HOME: home, NO_COLOR: "1" };
+    const bin = join(out, "bin", "observal.mjs");
+    const version = execFileSync(node, [bin, "--version"], { env, encoding: "utf8" });
+    assert.match(version, new RegExp(`^observal ${VERSION.replaceAll(".", "\\.")} \\(node 24\\.`));
+    const search = execFileSync(node, [bin, "registry", "search", "anything", "--json"], {
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    assert.deepEqual(JSON.parse(search), { results: [] });
+    let failed: { status: number; stderr: string } | undefined;
+    try {
+      execFileSync(node, [bin, "registry", "inspect", "urn:air:x:a2a:y", "--json"], {
+        env,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (e) {
+      failed = e as { status: number; stderr: string };
+    }
+    assert.equal(failed?.status, 5);
+    assert.equal(JSON.parse(failed!.stderr).error.errorCode, "NOT_FOUND");
+    assert.doesNotMatch(failed!.stderr, /ExperimentalWarning/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+});
