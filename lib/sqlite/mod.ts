@@ -31,19 +31,29 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   return db;
 }
 
-/** Applies the migrations the database has not seen, each in its own transaction. */
+/**
+ * Applies the migrations the database has not seen, each in its own transaction. The
+ * version is read again inside the write lock, so processes opening a new database at the
+ * same moment never run a migration twice.
+ */
 export function migrate(db: DatabaseSync, migrations: readonly string[]): void {
-  const current = (db.prepare("PRAGMA user_version").get() as { user_version: number })
-    .user_version;
-  if (current > migrations.length) {
-    throw new Error(
-      `Database schema version ${current} is newer than this observal knows (${migrations.length}); upgrade observal`,
-    );
-  }
-  for (let v = current; v < migrations.length; v++) {
+  const version = () =>
+    (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  const check = (current: number) => {
+    if (current > migrations.length) {
+      throw new Error(
+        `Database schema version ${current} is newer than this observal knows (${migrations.length}); upgrade observal`,
+      );
+    }
+  };
+  check(version());
+  while (version() < migrations.length) {
     transaction(db, () => {
-      db.exec(migrations[v]);
-      db.exec(`PRAGMA user_version = ${v + 1}`);
+      const current = version();
+      check(current);
+      if (current >= migrations.length) return;
+      db.exec(migrations[current]);
+      db.exec(`PRAGMA user_version = ${current + 1}`);
     });
   }
 }

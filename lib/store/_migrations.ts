@@ -1,0 +1,27 @@
+/**
+ * The task store's schema, one migration per entry. Never edit a shipped entry; append one.
+ *
+ * Statements say IF NOT EXISTS because several processes may open a fresh store at the
+ * same moment and each may run the first migration.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY NOT NULL,
+    state TEXT NOT NULL,
+    parent_task_id TEXT,
+    child_session_id TEXT,
+    workspace_root TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1)),
+    pending_reply TEXT,
+    doc TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS tasks_parent_task_id ON tasks(parent_task_id);
+  CREATE INDEX IF NOT EXISTS tasks_child_session_id ON tasks(child_session_id);
+  CREATE INDEX IF NOT EXISTS tasks_workspace_root ON tasks(workspace_root);
+  CREATE INDEX IF NOT EXISTS tasks_created_at ON tasks(created_at);
+  CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks(updated_at);
+  `,
+];

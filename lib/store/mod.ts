@@ -1,0 +1,34 @@
+/**
+ * The delegated-task store: every delegation is an A2A Task row in
+ * `<OBSERVAL_HOME>/delegations/tasks.db`, indexed by parent task, child session and
+ * workspace, with a folder per task (`<root>/<uuid>/`) for logs and patches. Several
+ * processes may use one store at once; a settled task never changes again.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync, rmSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { systemClock } from "../core/mod.ts";
+ * import { openTaskStore } from "./mod.ts";
+ *
+ * const home = mkdtempSync(join(tmpdir(), "observal-"));
+ * const store = openTaskStore({ home, clock: systemClock });
+ * const id = crypto.randomUUID();
+ * store.insert({
+ *   id,
+ *   contextId: crypto.randomUUID(),
+ *   status: { state: "TASK_STATE_SUBMITTED" },
+ *   metadata: {
+ *     observal: { target: "urn:example", kind: "agent", depth: 0, chain: [], cwd: home, createdAt: "2026-09-27T10:00:00Z" },
+ *   },
+ * });
+ * store.update(id, (task) => ({ ...task, status: { state: "TASK_STATE_COMPLETED" } }));
+ * store.update(id, () => undefined); // { task, changed: false }: settled for good
+ * store.close();
+ * rmSync(home, { recursive: true });
+ * ```
+ * @module
+ */
+export * from "./task_id.ts";
+export * from "./task_store.ts";
