@@ -1,7 +1,8 @@
 /**
  * A2A for observal: Agent Card schemas and parsing (v1.0 and v0.3), interface selection,
- * the card digest, ARD identifiers and documents for imported cards, and card signature
- * verification.
+ * the card digest, ARD identifiers and documents for imported cards, card signature
+ * verification, the per-host token rules, and the JSON-RPC client for remote agents (whose
+ * v1.0 and v0.3 answers are normalised to v1.0 snapshots).
  *
  * @example
  * ```ts
@@ -21,3 +22,7 @@ export * from "./identifier.ts";
 export * from "./ard_document.ts";
 export * from "./signature.ts";
 export * from "./task.ts";
+export * from "./normalize.ts";
+export * from "./tokens.ts";
+export * from "./client/remote_client.ts";
+export * from "./client/remote_rpc_error.ts";

@@ -5,6 +5,8 @@
 import { CATEGORIES, type Context, runtimeName, toObservalError, VERSION } from "../core/mod.ts";
 import { dispatch, type Group } from "./command.ts";
 import { registryGroup } from "./registry/mod.ts";
+import { delegateGroup } from "./delegate/mod.ts";
+import { TASK_EXIT } from "./delegate/print.ts";
 import { paint, say } from "./output.ts";
 
 const exitCodes = {
@@ -15,10 +17,12 @@ const exitCodes = {
     for (const [category, { exit }] of Object.entries(CATEGORIES)) {
       byExit.set(exit, [...(byExit.get(exit) ?? []), category.replace(/_/g, " ")]);
     }
-    say(ctx, "0  success (also: a search or list with no results)");
+    say(ctx, "0  success (also: a search or list with no results; a delegated task completed)");
     for (const [code, names] of [...byExit].sort((a, b) => a[0] - b[0])) {
       say(ctx, `${code}  ${names.join(", ")}`);
     }
+    say(ctx, `${TASK_EXIT.unsuccessful}  a delegated task failed, was rejected or was canceled`);
+    say(ctx, `${TASK_EXIT.pending} a delegated task is still running or waits for input`);
   },
 };
 
@@ -30,6 +34,7 @@ export const rootGroup: Group = {
 Environment: OBSERVAL_HOME (default ~/.observal), OBSERVAL_SERVER_URL, OBSERVAL_API_KEY.
 Run \`observal help exit-codes\` for exit codes.`,
   commands: [
+    delegateGroup,
     registryGroup,
     { name: "help", summary: "Help topics", commands: [exitCodes] },
   ],

@@ -3,14 +3,56 @@
  * Everything else is written against `node:` built-ins.
  * @module
  */
+import { basename } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+interface DenoLike {
+  version: { deno: string };
+  execPath(): string;
+  mainModule: string;
+}
 
 // deno-lint-ignore no-explicit-any
-const deno = (globalThis as any).Deno as
-  | { version: { deno: string }; execPath(): string; mainModule?: string; build?: unknown }
-  | undefined;
+const deno = (globalThis as any).Deno as DenoLike | undefined;
 
 /** The runtime and its version, for `--version` and diagnostics. */
 export function runtimeName(): string {
   return deno ? `deno ${deno.version.deno}` : `node ${process.versions.node}`;
+}
+
+/** Deno permissions for a re-executed observal process; ignored by Node. */
+export interface SelfPermissions {
+  read?: readonly string[];
+  write?: readonly string[];
+  /** host[:port] entries; empty = no network. */
+  net?: readonly string[];
+  /** Programs the process may run; undefined = none. */
+  run?: readonly string[];
+}
+
+/**
+ * The argv that runs this same observal with `args`: a compiled binary re-executes
+ * itself, `deno run` gets the narrowest permissions asked for, Node runs the same script.
+ */
+export function selfCommand(args: readonly string[], perms: SelfPermissions = {}): string[] {
+  if (!deno) return [process.execPath, ...process.execArgv, process.argv[1], ...args];
+  const exec = deno.execPath();
+  // A compiled binary is not named deno; its permissions were fixed at compile time.
+  if (!/^deno(\.exe)?$/i.test(basename(exec))) return [exec, ...args];
+  const here = import.meta.url;
+  const fromSource = here.endsWith("/lib/core/runtime.ts");
+  const main = fromSource
+    ? fileURLToPath(new URL("../../main.ts", here))
+    : deno.mainModule.startsWith("file:")
+    ? fileURLToPath(deno.mainModule)
+    : deno.mainModule;
+  const flags = ["run", "--no-prompt", "--allow-env", "--allow-sys=hostname,osRelease"];
+  // From source the project's deno.json says how npm packages resolve, wherever the cwd is.
+  if (fromSource) flags.push(`--config=${fileURLToPath(new URL("../../deno.json", here))}`);
+  if (perms.read?.length) flags.push(`--allow-read=${perms.read.join(",")}`);
+  if (perms.write?.length) flags.push(`--allow-write=${perms.write.join(",")}`);
+  if (perms.net?.length) flags.push(`--allow-net=${perms.net.join(",")}`);
+  if (perms.run?.length) flags.push(`--allow-run=${perms.run.join(",")}`);
+  return [exec, ...flags, main, ...args];
 }

@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+
+/** What the caller says: text, and the remote ids when continuing a task. */
+export interface RemoteInput {
+  text: string;
+  taskId?: string;
+  contextId?: string;
+}
+
+/** Method names and request params for one protocol generation. */
+export interface Dialect {
+  readonly version: "1.0" | "0.3";
+  /** Protocol headers for every request (`A2A-Version` for v1.0). */
+  readonly headers: Record<string, string>;
+  readonly methods: { send: string; stream: string; get: string; cancel: string };
+  /** Params for a send that returns at once (the task is then followed with get). */
+  sendParams(input: RemoteInput): Record<string, unknown>;
+  streamParams(input: RemoteInput): Record<string, unknown>;
+  /** Params naming one task, for get and cancel. */
+  taskParams(taskId: string): Record<string, unknown>;
+}
+
+/**
+ * A2A v1.0: PascalCase methods, ProtoJSON messages, `A2A-Version` on every request and
+ * the interface's `tenant` in every params object.
+ */
+export function v1Dialect(a2aVersion: string, tenant: string | undefined): Dialect {
+  const scoped = (params: Record<string, unknown>) => tenant ? { ...params, tenant } : params;
+  const message = (input: RemoteInput) =>
+    withIds({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: input.text }] }, input);
+  return {
+    version: "1.0",
+    headers: { "A2A-Version": a2aVersion },
+    methods: {
+      send: "SendMessage",
+      stream: "SendStreamingMessage",
+      get: "GetTask",
+      cancel: "CancelTask",
+    },
+    sendParams: (input) =>
+      scoped({ message: message(input), configuration: { returnImmediately: true } }),
+    streamParams: (input) => scoped({ message: message(input) }),
+    taskParams: (id) => scoped({ id }),
+  };
+}
+
+/**
+ * A2A v0.3: slash-style methods, `kind` on messages and parts (v0.3 executors switch on
+ * it), no version header (its absence means 0.3).
+ */
+export function v03Dialect(): Dialect {
+  const message = (input: RemoteInput) =>
+    withIds({
+      kind: "message",
+      messageId: randomUUID(),
+      role: "user",
+      parts: [{ kind: "text", text: input.text }],
+    }, input);
+  return {
+    version: "0.3",
+    headers: {},
+    methods: {
+      send: "message/send",
+      stream: "message/stream",
+      get: "tasks/get",
+      cancel: "tasks/cancel",
+    },
+    sendParams: (input) => ({ message: message(input), configuration: { blocking: false } }),
+    streamParams: (input) => ({ message: message(input) }),
+    taskParams: (id) => ({ id }),
+  };
+}
+
+/**
+ * The `A2A-Version` value for a protocol version: its Major.Minor (`1.0.2` → `1.0`,
+ * `2` → `2.0`), or `1.0` when the version does not start with a number.
+ */
+export function a2aVersionHeader(version: string): string {
+  const match = /^(\d+)(?:\.(\d+))?/.exec(version.trim());
+  return match ? `${match[1]}.${match[2] ?? "0"}` : "1.0";
+}
+
+function withIds<T extends Record<string, unknown>>(message: T, input: RemoteInput): T {
+  const out: Record<string, unknown> = { ...message };
+  if (input.taskId) out.taskId = input.taskId;
+  if (input.contextId) out.contextId = input.contextId;
+  return out as T;
+}

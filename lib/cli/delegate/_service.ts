@@ -1,0 +1,24 @@
+/** Builds the delegation service for one command and closes what it opened. */
+import type { Context } from "../../core/mod.ts";
+import { DelegationService, detachedLauncher } from "../../delegation/mod.ts";
+import { openRegistryClient, type RegistryClient } from "../../registry/mod.ts";
+import { openTaskStore, type TaskStore } from "../../store/mod.ts";
+
+export interface Opened {
+  service: DelegationService;
+  store: TaskStore;
+  registry: () => RegistryClient;
+}
+
+export async function withService<T>(ctx: Context, fn: (o: Opened) => Promise<T>): Promise<T> {
+  const store = openTaskStore({ home: ctx.home, clock: ctx.clock });
+  let client: RegistryClient | undefined;
+  const registry = () => (client ??= openRegistryClient(ctx));
+  try {
+    const service = new DelegationService({ ctx, store, registry, launch: detachedLauncher(ctx) });
+    return await fn({ service, store, registry });
+  } finally {
+    client?.close();
+    store.close();
+  }
+}

@@ -1,0 +1,199 @@
+/** `observal delegate`: hand a task to an approved agent and follow it. */
+import type { Task } from "../../a2a/mod.ts";
+import type { Context } from "../../core/mod.ts";
+import { callerFromEnv, runWorker } from "../../delegation/mod.ts";
+import { normalizeHarness } from "../../harness/mod.ts";
+import { type Command, type Group, int, type Invocation, str } from "../command.ts";
+import { paint, printJson, renderTable, say } from "../output.ts";
+import { clip } from "../registry/_client.ts";
+import { withService } from "./_service.ts";
+import { printTask, progress, stateText, taskExitCode } from "./print.ts";
+
+const waitFlag = (def: number) => ({
+  wait: {
+    type: "string" as const,
+    short: "w",
+    value: "SECONDS",
+    description: "Wait this long for a result (0-1800)",
+    default: String(def),
+  },
+});
+
+/** Prints the task as JSON or for people, and maps its state to the exit code. */
+function finish(ctx: Context, inv: Invocation, task: Task): number {
+  if (inv.json) printJson(ctx, task);
+  else printTask(ctx, task);
+  return taskExitCode(task);
+}
+
+const find: Command = {
+  name: "find",
+  summary: "Find approved agents for a task",
+  args: ["words"],
+  variadic: true,
+  flags: {
+    limit: { type: "string", short: "n", value: "N", description: "How many (1-10)", default: "5" },
+  },
+  async run(inv, ctx) {
+    const text = [inv.args.words, ...inv.rest].join(" ");
+    const limit = int(inv, "limit", 1, 10, 5);
+    const agents = await withService(ctx, ({ service }) => service.find(text, limit));
+    if (inv.json) return printJson(ctx, { query: text, agents, count: agents.length });
+    if (agents.length === 0) return say(ctx, "No approved agent matches that task.");
+    say(ctx, `Agents for: ${text}`);
+    ctx.io.stdout.write(renderTable(
+      ["AGENT", "KIND", "MATCH", "IDENTIFIER"],
+      agents.map((a) => [clip(a.name, 32), a.kind, String(a.score ?? ""), a.identifier]),
+    ));
+  },
+};
+
+const run: Command = {
+  name: "run",
+  summary: "Delegate a task to an agent and wait for the result",
+  args: ["agent", "message"],
+  flags: {
+    harness: {
+      type: "string",
+      short: "i",
+      value: "HARNESS",
+      description: "Harness a registry agent must run in",
+    },
+    ...waitFlag(600),
+  },
+  details: `AGENT is an identifier from \`observal delegate find\` (urn:air:...) or a registry
+reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted argument:
+the agent does not see your conversation.
+Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input.`,
+  async run(inv, ctx) {
+    const wait = int(inv, "wait", 0, 1800, 600);
+    const harnessFlag = str(inv, "harness");
+    const harness = harnessFlag ? normalizeHarness(harnessFlag) : undefined;
+    const started = ctx.clock.now();
+    const p = inv.json
+      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
+      : progress(ctx, started.getTime());
+    const task = await withService(
+      ctx,
+      ({ service }) =>
+        service.start(inv.args.agent, inv.args.message, {
+          caller: callerFromEnv(ctx.env),
+          waitSeconds: wait,
+          harness,
+          since: started,
+          onTick: p.tick,
+        }),
+    ).finally(p.done);
+    return finish(ctx, inv, task);
+  },
+};
+
+const status: Command = {
+  name: "status",
+  summary: "Show a delegated task",
+  args: ["task-id"],
+  flags: waitFlag(0),
+  async run(inv, ctx) {
+    const wait = int(inv, "wait", 0, 1800, 0);
+    const started = ctx.clock.now();
+    const p = inv.json
+      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
+      : progress(ctx, started.getTime());
+    const task = await withService(
+      ctx,
+      ({ service }) =>
+        service.wait(inv.args["task-id"], wait, {
+          since: started,
+          onTick: wait > 0 ? p.tick : undefined,
+        }),
+    ).finally(p.done);
+    return finish(ctx, inv, task);
+  },
+};
+
+const reply: Command = {
+  name: "reply",
+  summary: "Answer a remote agent that asked for input",
+  args: ["task-id", "message"],
+  flags: waitFlag(600),
+  async run(inv, ctx) {
+    const wait = int(inv, "wait", 0, 1800, 600);
+    const started = ctx.clock.now();
+    const p = inv.json
+      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
+      : progress(ctx, started.getTime());
+    const task = await withService(
+      ctx,
+      ({ service }) =>
+        service.reply(inv.args["task-id"], inv.args.message, {
+          waitSeconds: wait,
+          since: started,
+          onTick: p.tick,
+        }),
+    ).finally(p.done);
+    return finish(ctx, inv, task);
+  },
+};
+
+const list: Command = {
+  name: "list",
+  summary: "List delegated tasks, newest first",
+  flags: {
+    limit: {
+      type: "string",
+      short: "n",
+      value: "N",
+      description: "How many (1-200)",
+      default: "20",
+    },
+  },
+  async run(inv, ctx) {
+    const limit = int(inv, "limit", 1, 200, 20);
+    const out = await withService(ctx, ({ service }) => Promise.resolve(service.list(limit)));
+    if (inv.json) return printJson(ctx, out);
+    if (out.items.length === 0) return say(ctx, "No delegated tasks yet.");
+    ctx.io.stdout.write(renderTable(
+      ["TASK", "AGENT", "STATE", "STARTED"],
+      out.items.map((t) => [
+        t.id,
+        clip(t.metadata.observal.targetName ?? t.metadata.observal.target, 32),
+        stateText(ctx, t),
+        t.metadata.observal.createdAt,
+      ]),
+    ));
+    if (out.total > out.items.length) {
+      say(ctx, paint(ctx, "dim", `${out.items.length} of ${out.total}; use --limit for more`));
+    }
+  },
+};
+
+const cancel: Command = {
+  name: "cancel",
+  summary: "Cancel a delegated task",
+  args: ["task-id"],
+  async run(inv, ctx) {
+    const task = await withService(ctx, ({ service }) => service.cancel(inv.args["task-id"]));
+    if (inv.json) return printJson(ctx, task);
+    printTask(ctx, task);
+    return task.status.state === "TASK_STATE_CANCELED" ? 0 : taskExitCode(task);
+  },
+};
+
+const worker: Command = {
+  name: "worker",
+  summary: "Run one delegated task (started by observal itself)",
+  args: ["task-id"],
+  hidden: true,
+  async run(inv, ctx) {
+    return await withService(
+      ctx,
+      ({ store, registry }) => runWorker({ ctx, store, registry }, inv.args["task-id"]),
+    );
+  },
+};
+
+export const delegateGroup: Group = {
+  name: "delegate",
+  summary: "Hand a task to another approved agent (registry or remote A2A)",
+  commands: [find, run, status, reply, list, cancel, worker],
+};

@@ -1,0 +1,361 @@
+/**
+ * The delegation service: find agents, start a task after every guard holds, follow it,
+ * answer it and cancel it. The CLI and the MCP server are thin layers over this.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import {
+  A2A_AGENT_CARD_MEDIA_TYPE,
+  isFinal,
+  isInterrupted,
+  isTerminal,
+  type Task,
+  type TaskState,
+} from "../a2a/mod.ts";
+import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import type { RegistryClient } from "../registry/mod.ts";
+import type { TaskStore } from "../store/mod.ts";
+import { appendCapabilityLock } from "../telemetry/mod.ts";
+import type { Caller } from "./caller.ts";
+import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
+import { cancelRemote } from "./remote_run.ts";
+import { agentMessage, settle, userMessage } from "./task_ops.ts";
+import { clearPid, type LaunchWorker, readPid, workerAlive, writePid } from "./worker_process.ts";
+
+/** How long a task may wait for its worker to write its pid. */
+export const WORKER_START_MS = 60_000;
+/** Longest wait a caller may ask for. */
+export const MAX_WAIT_SECONDS = 1800;
+const WAIT_POLL_MS = 250;
+
+/** What the service needs; built once per command. */
+export interface DelegationDeps {
+  ctx: Context;
+  store: TaskStore;
+  /** Opened on first use: `status` and `list` never touch the registry. */
+  registry: () => RegistryClient;
+  launch: LaunchWorker;
+  /** Grace period for a worker to start. @default WORKER_START_MS */
+  workerStartMs?: number;
+}
+
+/** One agent `find` returns. */
+export interface FoundAgent {
+  identifier: string;
+  name: string;
+  kind: "agent" | "a2a";
+  description?: string;
+  score?: number;
+  version?: string;
+  harnesses?: string[];
+  ref?: string;
+}
+
+export interface StartOptions {
+  caller: Caller;
+  /** Seconds to wait for a result (0 returns at once). */
+  waitSeconds?: number;
+  /** Harness the child must run in (registry agents only). */
+  harness?: string;
+  /** When the caller's clock started, so lookup and launch count against the wait. */
+  since?: Date;
+  onTick?: (task: Task) => void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The service. Stateless apart from its dependencies. */
+export class DelegationService {
+  readonly #d: DelegationDeps;
+
+  constructor(deps: DelegationDeps) {
+    this.#d = deps;
+  }
+
+  /** Approved, delegable agents that match a task description. */
+  async find(text: string, limit = 5): Promise<FoundAgent[]> {
+    if (!text.trim()) {
+      throw new ObservalError("INVALID_ARGUMENT", "Describe the task to find an agent for it");
+    }
+    const res = await this.#d.registry().search({
+      query: {
+        text: text.slice(0, 2000),
+        filter: {
+          type: ["application/vnd.observal.agent+json", A2A_AGENT_CARD_MEDIA_TYPE],
+          "obs:lifecycle": ["approved"],
+        },
+      },
+      federation: "none",
+      pageSize: Math.min(100, Math.max(3 * limit, 10)),
+    });
+    return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => ({
+      identifier: r.identifier,
+      name: r.displayName,
+      kind: r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const,
+      description: r.description,
+      score: r.score,
+      version: r.version,
+      harnesses: r["obs:supportedHarnesses"],
+      ref: r["obs:nativeRef"],
+    }));
+  }
+
+  /** Resolves a reference to the registry's current entry document. */
+  async #resolve(ref: string): Promise<Record<string, unknown>> {
+    const registry = this.#d.registry();
+    try {
+      if (/^urn:air?:/i.test(ref)) return await registry.entry(ref);
+      const detail = await registry.agent(ref);
+      return await registry.entry(String(detail.identifier));
+    } catch (err) {
+      if (err instanceof ObservalError && err.code === "NOT_FOUND") {
+        throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
+          remediation: "Find one with `observal delegate find <what you need>`",
+          resource: ref,
+        });
+      }
+      throw err;
+    }
+  }
+
+  /** Guards, then a new task and its worker. Nothing runs when a guard refuses. */
+  async start(ref: string, message: string, options: StartOptions): Promise<Task> {
+    const { ctx, store } = this.#d;
+    const since = options.since ?? ctx.clock.now();
+    const caller = options.caller;
+    checkMessage(message);
+    checkDepth(caller);
+    if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
+    const entry = await this.#resolve(ref);
+    checkApproved(entry, ref);
+    const identifier = String(entry.identifier);
+    const name = String(entry.displayName ?? ref);
+    const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
+    const agentId = isA2a ? undefined : agentIdOf(identifier);
+    checkCycle(caller, { identifier, agentId, name });
+    if (!isA2a) {
+      throw new ObservalError(
+        "NOT_IMPLEMENTED",
+        `${name} is a registry agent; running registry agents in a harness is not available yet`,
+        { remediation: "Delegate to an approved remote A2A agent (`observal delegate find`)" },
+      );
+    }
+    if (options.harness) {
+      throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
+        remediation: `${name} is a remote agent; drop --harness`,
+      });
+    }
+    const iface = entry["obs:a2aInterface"] as { url?: string } | undefined;
+    if (!iface?.url) {
+      throw new ObservalError("FAILED_PRECONDITION", `${name} has no callable JSON-RPC endpoint`, {
+        remediation: "Ask its owner to publish a JSONRPC interface in the Agent Card",
+      });
+    }
+
+    const now = ctx.clock.now();
+    const id = randomUUID();
+    const contextId = randomUUID();
+    const task: Task = {
+      id,
+      contextId,
+      status: { state: "TASK_STATE_SUBMITTED", timestamp: isoSeconds(now) },
+      history: [userMessage(message, id, contextId)],
+      artifacts: [],
+      metadata: {
+        observal: {
+          target: identifier,
+          targetName: name,
+          kind: "a2a",
+          version: typeof entry.version === "string" ? entry.version : undefined,
+          digest: typeof entry["obs:artifactDigest"] === "string"
+            ? entry["obs:artifactDigest"]
+            : undefined,
+          parentHarness: caller.harness,
+          parentAgentId: caller.agentId,
+          parentTaskId: caller.parentTaskId,
+          depth: caller.depth,
+          chain: caller.chain,
+          cwd: ctx.cwd,
+          createdAt: isoSeconds(now),
+          remoteUrl: iface.url,
+        },
+      },
+    };
+    store.insert(task);
+    try {
+      appendCapabilityLock(ctx.home, {
+        ts: isoSeconds(now),
+        harness: caller.harness,
+        cwd: ctx.cwd,
+        identifier,
+        kind: "external",
+        version: task.metadata.observal.version,
+        digest: task.metadata.observal.digest,
+        mode: "delegated",
+        source: "delegate",
+        session_hint: caller.sessionHint,
+        extra: { task_id: id },
+      });
+    } catch { /* telemetry never blocks a delegation */ }
+    this.#launch(task, iface.url);
+    return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
+  }
+
+  #launch(task: Task, endpoint: string): void {
+    const { store, ctx } = this.#d;
+    const dir = store.taskDir(task.id, { create: true });
+    clearPid(dir);
+    const net = [hostPort(endpoint)];
+    const server = ctx.env.OBSERVAL_SERVER_URL;
+    if (server) net.push(hostPort(server));
+    let pid: number;
+    try {
+      pid = this.#d.launch(task.id, dir, { read: [ctx.home], write: [ctx.home], net });
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      settle(
+        store,
+        task.id,
+        "TASK_STATE_FAILED",
+        "The delegation worker could not be started.",
+        ctx,
+      );
+      throw new ObservalError(
+        "UNAVAILABLE",
+        `The delegation worker could not be started: ${detail}`,
+        {
+          cause: err,
+        },
+      );
+    }
+    // The worker writes its own pid first thing too; whichever lands first is the same pid.
+    if (!readPid(dir)) writePid(dir, pid);
+  }
+
+  /** The task as stored, after settling it if its worker died or never started. */
+  get(id: string): Task {
+    const { store, ctx } = this.#d;
+    const task = store.require(id);
+    if (isFinal(task.status.state)) return task;
+    const dir = store.taskDir(id);
+    const pid = readPid(dir);
+    const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
+    const grace = this.#d.workerStartMs ?? WORKER_START_MS;
+    const dead = pid !== undefined
+      ? !workerAlive(pid, id)
+      : ctx.clock.now().getTime() - started > grace;
+    if (!dead) return task;
+    const message = pid !== undefined
+      ? "The delegation worker stopped unexpectedly."
+      : `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
+    return settle(store, id, "TASK_STATE_FAILED", message, ctx);
+  }
+
+  /** Follows a task until it is final or the wait ends; returns it either way. */
+  async wait(
+    id: string,
+    seconds: number,
+    options: { since?: Date; onTick?: (task: Task) => void } = {},
+  ): Promise<Task> {
+    const { clock } = this.#d.ctx;
+    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
+    const deadline = (options.since ?? clock.now()).getTime() + budget;
+    for (;;) {
+      const task = this.get(id);
+      options.onTick?.(task);
+      if (isFinal(task.status.state)) return task;
+      const left = deadline - clock.now().getTime();
+      if (left <= 0) return task;
+      await clock.sleep(Math.min(WAIT_POLL_MS, left));
+    }
+  }
+
+  /** Newest tasks first. */
+  list(limit = 20): { items: Task[]; total: number } {
+    return this.#d.store.list({ limit });
+  }
+
+  /** Answers a remote task that waits for input, and resumes it with a new worker. */
+  async reply(
+    id: string,
+    message: string,
+    options: { waitSeconds?: number; since?: Date; onTick?: (task: Task) => void } = {},
+  ): Promise<Task> {
+    const { store, ctx } = this.#d;
+    const since = options.since ?? ctx.clock.now();
+    const task = this.get(id);
+    const meta = task.metadata.observal;
+    if (meta.kind !== "a2a" || !isInterrupted(task.status.state)) {
+      throw new ObservalError(
+        "FAILED_PRECONDITION",
+        "Only a remote task that is waiting for input can take a reply",
+        {
+          remediation:
+            `This task is ${task.status.state}; check it with \`observal delegate status ${id}\``,
+        },
+      );
+    }
+    if (!message.trim()) {
+      throw new ObservalError("INVALID_ARGUMENT", "The reply is empty", {
+        remediation: "Answer the agent's question in the message",
+      });
+    }
+    checkMessage(message);
+    const { changed } = store.update(id, (t) => {
+      if (!isInterrupted(t.status.state)) return undefined;
+      // Keep the agent's question in the history, before the answer to it.
+      const question = t.status.message?.role === "ROLE_AGENT" ? [t.status.message] : [];
+      return {
+        ...t,
+        history: [...(t.history ?? []), ...question, userMessage(message, id, t.contextId)],
+        status: {
+          state: "TASK_STATE_WORKING",
+          timestamp: isoSeconds(ctx.clock.now()),
+          message: agentMessage("Reply received; resuming.", id, t.contextId),
+        },
+      };
+    });
+    if (!changed) return this.get(id);
+    store.putReply(id, message);
+    this.#launch(task, meta.remoteUrl ?? "");
+    return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
+  }
+
+  /**
+   * Cancels a task. A running worker is told through the store and tells the remote agent;
+   * a remote task waiting for input is canceled here, after approval is checked again.
+   */
+  async cancel(id: string): Promise<Task> {
+    const { store, ctx } = this.#d;
+    const task = this.get(id);
+    const state = task.status.state;
+    if (isTerminal(state)) return task;
+    if (isInterrupted(state)) {
+      return await cancelRemote({ ctx, store, registry: this.#d.registry }, task);
+    }
+    store.requestCancel(id);
+    const pid = readPid(store.taskDir(id));
+    if (pid !== undefined && !workerAlive(pid, id)) {
+      return settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+    }
+    return await this.wait(id, 15);
+  }
+}
+
+/** The registry agent id in `urn:air:<publisher>:agent:<uuid>`. */
+function agentIdOf(identifier: string): string | undefined {
+  const parts = identifier.split(":");
+  return parts.length === 5 && parts[3] === "agent" && UUID.test(parts[4]) ? parts[4] : undefined;
+}
+
+function hostPort(url: string): string {
+  try {
+    const u = new URL(url);
+    const port = u.port || (u.protocol === "https:" ? "443" : "80");
+    return `${u.hostname}:${port}`;
+  } catch {
+    return "";
+  }
+}
+
+export type { TaskState };

@@ -1,0 +1,43 @@
+/**
+ * The hidden `observal delegate worker TASK_ID` command: the detached process that owns a
+ * task until it is final.
+ * @module
+ */
+import process from "node:process";
+import { isFinal, type Task } from "../a2a/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+import { type RemoteRunDeps, runRemote } from "./remote_run.ts";
+import { settle } from "./task_ops.ts";
+import { writePid } from "./worker_process.ts";
+
+/** Runs one task to a final state; returns the exit code (1 when the task is unknown). */
+export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<number> {
+  const { store, ctx } = deps;
+  const task = store.get(taskId);
+  if (!task) {
+    ctx.io.stderr.write(`No delegated task with id ${taskId}\n`);
+    return 1;
+  }
+  // First thing: a starting worker must never look like a missing one.
+  writePid(store.taskDir(taskId, { create: true }), process.pid);
+  if (isFinal(task.status.state)) return 0;
+  if (store.cancelRequested(taskId)) {
+    store.clearCancel(taskId);
+    settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+    return 0;
+  }
+  let result: Task;
+  try {
+    result = await runRemote(deps, task);
+  } catch (err) {
+    const message = err instanceof ObservalError
+      ? [err.message, err.remediation].filter(Boolean).join(". ")
+      : "The delegation worker failed unexpectedly; see worker.log in the task folder.";
+    ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
+    result = settle(store, taskId, "TASK_STATE_FAILED", message, ctx);
+  } finally {
+    store.clearCancel(taskId);
+  }
+  ctx.io.stderr.write(`task ${taskId} ${result.status.state}\n`);
+  return 0;
+}

@@ -1,0 +1,115 @@
+/**
+ * A delegation playground: a temp OBSERVAL_HOME with the embedded registry, a real A2A agent
+ * on 127.0.0.1 imported and approved, and the CLI to drive as a user would. Workers are
+ * real detached observal processes.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createContext, type Env, systemClock } from "../../lib/core/mod.ts";
+import {
+  DelegationService,
+  detachedLauncher,
+  type LaunchWorker,
+} from "../../lib/delegation/mod.ts";
+import { openRegistryClient, type RegistryClient } from "../../lib/registry/mod.ts";
+import { openTaskStore, type TaskStore } from "../../lib/store/mod.ts";
+import { cli, type CliResult } from "./cli.ts";
+import {
+  startV03Agent,
+  startV1Agent,
+  type TestAgent,
+  type TestAgentOptions,
+} from "./a2a_agents.ts";
+
+export interface Playground {
+  home: string;
+  env: Env;
+  agent: TestAgent;
+  identifier: string;
+  digest: string;
+  /** Runs `observal ...` in process with this home. */
+  observal(args: string[], env?: Env): Promise<CliResult>;
+  /** Runs `observal ... --json` and parses stdout. */
+  json(
+    args: string[],
+    env?: Env,
+  ): Promise<{ code: number; body: Record<string, unknown>; stderr: string }>;
+  registry(): RegistryClient;
+  /** A service on this home, with an optional launcher in place of the real one. */
+  service(options?: { launch?: LaunchWorker; env?: Env; clock?: typeof systemClock }): {
+    service: DelegationService;
+    store: TaskStore;
+    close(): void;
+  };
+  close(): Promise<void>;
+}
+
+export async function playground(
+  options: TestAgentOptions & { protocol?: "1.0" | "0.3"; approve?: boolean } = {},
+): Promise<Playground> {
+  const home = mkdtempSync(join(tmpdir(), "observal-deleg-"));
+  const env: Env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1", RUST_BACKTRACE: "0" };
+  const agent = options.protocol === "0.3"
+    ? await startV03Agent(options)
+    : await startV1Agent(options);
+  const ctx = createContext({ env, cwd: home });
+  const admin = openRegistryClient(ctx);
+  let identifier = "";
+  let digest = "";
+  try {
+    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
+    const doc = await admin.submitCard({ cardUrl: agent.cardUrl, visibility: "public" });
+    identifier = String(doc.identifier);
+    digest = String(doc["obs:artifactDigest"]);
+    if (options.approve !== false) {
+      await admin.reviewImport(identifier, { action: "approve", digest });
+    }
+  } finally {
+    admin.close();
+  }
+  const observal = (args: string[], extra: Env = {}) =>
+    cli(args, { env: { ...env, ...extra }, cwd: home });
+  return {
+    home,
+    env,
+    agent,
+    identifier,
+    digest,
+    observal,
+    async json(args, extra = {}) {
+      const r = await observal([...args, "--json"], extra);
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(r.stdout || "{}");
+      } catch {
+        throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+      }
+      return { code: r.code, body, stderr: r.stderr };
+    },
+    registry: () => openRegistryClient(createContext({ env, cwd: home })),
+    service(opts = {}) {
+      const sctx = createContext({ env: { ...env, ...opts.env }, cwd: home, clock: opts.clock });
+      const store = openTaskStore({ home, clock: sctx.clock });
+      let client: RegistryClient | undefined;
+      const service = new DelegationService({
+        ctx: sctx,
+        store,
+        registry: () => (client ??= openRegistryClient(sctx)),
+        launch: opts.launch ?? detachedLauncher(sctx),
+      });
+      return {
+        service,
+        store,
+        close() {
+          client?.close();
+          store.close();
+        },
+      };
+    },
+    async close() {
+      await agent.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
