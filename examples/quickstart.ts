@@ -1,7 +1,8 @@
 /**
  * The quickstart, as a user would type it: start the embedded registry, publish the example
- * agent, import and approve the example remote agent's card, and search for it. Everything
- * runs on 127.0.0.1 in a throwaway OBSERVAL_HOME (pass --home DIR to keep it).
+ * agent, import and approve the example remote agent's card, search for it, and delegate a
+ * task to it. Everything runs on 127.0.0.1 in a throwaway OBSERVAL_HOME (pass --home DIR to
+ * keep it).
  *
  *   npm run quickstart
  */
@@ -28,6 +29,10 @@ const bold = (
 
 /** Runs one observal command in this process, echoing it first; returns its stdout. */
 async function observal(env: Env, ...argv: string[]): Promise<string> {
+  return await observalWith(env, process.stderr.isTTY ?? false, ...argv);
+}
+
+async function observalWith(env: Env, tty: boolean, ...argv: string[]): Promise<string> {
   process.stdout.write(
     `\n${bold(`$ observal ${argv.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(" ")}`)}\n`,
   );
@@ -35,7 +40,8 @@ async function observal(env: Env, ...argv: string[]): Promise<string> {
   const ctx = createContext({
     env: { ...process.env, ...env },
     cwd: root,
-    io: { stdout: { write: (t) => void (out += t, process.stdout.write(t)) } },
+    // Progress lines go to stderr on a terminal; stdout stays the result.
+    io: { stdout: { write: (t) => void (out += t, process.stdout.write(t)) }, isTTY: tty },
   });
   const code = await runCli(argv, ctx);
   if (code !== 0) {
@@ -139,6 +145,18 @@ try {
   // 5. Search: both agents are approved and delegable.
   await observal(remote, "registry", "search", "write release notes");
   await observal(remote, "registry", "search", "review my changes");
+
+  // 6. Delegate a task to the remote agent and wait for its answer.
+  await observal(
+    remote,
+    "delegate",
+    "run",
+    imported.identifier,
+    "Fixed the login timeout on slow networks. Added dark mode to the settings page.",
+    "--wait",
+    "60",
+  );
+  await observal(remote, "delegate", "list");
   console.log(`\nDone. The registry database is ${join(home, "registry.db")}.`);
 } finally {
   server?.stop();

@@ -20,10 +20,12 @@ import {
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
-import { agentMessage, settle } from "./task_ops.ts";
+import { agentMessage, markChanged, settle } from "./task_ops.ts";
 
-/** Seconds between GetTask calls when the agent does not stream. */
+/** Longest pause between GetTask calls when the agent does not stream. */
 export const POLL_MS = 2000;
+/** The first pause; each next one doubles up to POLL_MS, so quick answers come quickly. */
+const FIRST_POLL_MS = 50;
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;
 /** Longest a remote task may run. */
@@ -63,7 +65,7 @@ async function approvedEndpoint(
  * agent has read the reply, and that must not end the worker.
  */
 function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, stale?: string): Task {
-  return deps.store.update(id, (t) => {
+  const { task, changed } = deps.store.update(id, (t) => {
     const meta = { ...t.metadata.observal };
     if (snap.taskId) meta.remoteTaskId = snap.taskId;
     if (snap.contextId) meta.remoteContextId = snap.contextId;
@@ -79,7 +81,8 @@ function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, stale?: st
       artifacts: snap.artifacts && snap.artifacts.length > 0 ? snap.artifacts : t.artifacts,
       metadata: { ...t.metadata, observal: meta },
     };
-  }).task;
+  });
+  return changed ? markChanged(deps.store, task) : task;
 }
 
 /** Resolves after `ms`, or as soon as a cancel is requested; true when it was. */
@@ -204,6 +207,7 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
     task = merge(deps, id, await client.send(input), stale);
   }
 
+  let pause = FIRST_POLL_MS;
   while (!isFinal(task.status.state)) {
     const remoteId = task.metadata.observal.remoteTaskId;
     if (!remoteId) {
@@ -215,7 +219,8 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
         ctx,
       );
     }
-    if (await sleepUnlessCanceled(deps, id, POLL_MS)) return await cancelWith(deps, client, task);
+    if (await sleepUnlessCanceled(deps, id, pause)) return await cancelWith(deps, client, task);
+    pause = Math.min(pause * 2, POLL_MS);
     if (ctx.clock.now().getTime() > deadline) {
       return settle(
         store,

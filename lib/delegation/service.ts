@@ -4,6 +4,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
+import { watch } from "node:fs";
 import {
   A2A_AGENT_CARD_MEDIA_TYPE,
   isFinal,
@@ -248,7 +249,17 @@ export class DelegationService {
     const message = pid !== undefined
       ? "The delegation worker stopped unexpectedly."
       : `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
-    return settle(store, id, "TASK_STATE_FAILED", message, ctx);
+    // The worker may have finished between the read above and the probe: settle only a
+    // task that is still not final.
+    return store.update(id, (t) =>
+      isFinal(t.status.state) ? undefined : {
+        ...t,
+        status: {
+          state: "TASK_STATE_FAILED",
+          timestamp: isoSeconds(ctx.clock.now()),
+          message: agentMessage(message, t.id, t.contextId),
+        },
+      }).task;
   }
 
   /** Follows a task until it is final or the wait ends; returns it either way. */
@@ -260,13 +271,20 @@ export class DelegationService {
     const { clock } = this.#d.ctx;
     const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
-    for (;;) {
-      const task = this.get(id);
-      options.onTick?.(task);
-      if (isFinal(task.status.state)) return task;
-      const left = deadline - clock.now().getTime();
-      if (left <= 0) return task;
-      await clock.sleep(Math.min(WAIT_POLL_MS, left));
+    let wake: TaskWatch | undefined;
+    try {
+      for (;;) {
+        const task = this.get(id);
+        options.onTick?.(task);
+        if (isFinal(task.status.state)) return task;
+        const left = deadline - clock.now().getTime();
+        if (left <= 0) return task;
+        // Wake as soon as the worker marks a change; the poll is only a fallback.
+        wake ??= watchTask(this.#d.store.taskDir(id));
+        await Promise.race([clock.sleep(Math.min(WAIT_POLL_MS, left)), wake.changed()]);
+      }
+    } finally {
+      wake?.close();
     }
   }
 
@@ -340,6 +358,29 @@ export class DelegationService {
     }
     return await this.wait(id, 15);
   }
+}
+
+interface TaskWatch {
+  changed(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Resolves `changed()` when the task's folder changes (workers rewrite its `state` file on
+ * every update). Never the store's own folder: watching it from a process that has the
+ * database open loses SQLite's locks, and another process may then delete the live WAL.
+ */
+function watchTask(dir: string): TaskWatch {
+  let notify: (() => void) | undefined;
+  let watcher: ReturnType<typeof watch> | undefined;
+  try {
+    watcher = watch(dir, () => notify?.());
+    watcher.on("error", () => {/* fall back to polling */});
+  } catch { /* no file watching here: polling alone */ }
+  return {
+    changed: () => new Promise<void>((resolve) => (notify = resolve)),
+    close: () => watcher?.close(),
+  };
 }
 
 /** The registry agent id in `urn:air:<publisher>:agent:<uuid>`. */

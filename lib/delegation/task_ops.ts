@@ -1,5 +1,7 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
 import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
@@ -12,6 +14,17 @@ export function agentMessage(text: string, taskId: string, contextId: string): M
   return { messageId: randomUUID(), role: "ROLE_AGENT", parts: [{ text }], taskId, contextId };
 }
 
+/** Tells waiters in other processes that the task changed (they watch its folder). */
+export function markChanged(store: TaskStore, task: Task): Task {
+  try {
+    writeFileSync(
+      join(store.taskDir(task.id, { create: true }), "state"),
+      `${task.status.state}\n`,
+    );
+  } catch { /* waiters still poll */ }
+  return task;
+}
+
 /** Sets a new state with a status line; a task that already settled is left as it is. */
 export function settle(
   store: TaskStore,
@@ -20,12 +33,13 @@ export function settle(
   text: string,
   ctx: Pick<Context, "clock">,
 ): Task {
-  return store.update(id, (t) => ({
+  const { task } = store.update(id, (t) => ({
     ...t,
     status: {
       state,
       timestamp: isoSeconds(ctx.clock.now()),
       message: agentMessage(text, t.id, t.contextId),
     },
-  })).task;
+  }));
+  return markChanged(store, task);
 }

@@ -106,3 +106,26 @@ Deno.test("20 concurrent delegations on one store all settle, none lost", async 
     await pg.close();
   }
 });
+
+Deno.test("one long-lived caller keeps seeing its store across many sequential delegations", async () => {
+  // Regression: watching the store's own folder from the caller dropped SQLite's locks,
+  // so an exiting worker deleted the live WAL and the next worker could not see its task.
+  const pg = await playground({ behaviour: "complete" });
+  const { service, close } = pg.service();
+  try {
+    for (let i = 0; i < 12; i++) {
+      const task = await service.start(pg.identifier, `run ${i}`, {
+        caller: { depth: 0, maxDepth: 2, chain: [] },
+        waitSeconds: 60,
+      });
+      assert.equal(
+        task.status.state,
+        "TASK_STATE_COMPLETED",
+        `run ${i}: ${JSON.stringify(task.status)}`,
+      );
+    }
+  } finally {
+    close();
+    await pg.close();
+  }
+});

@@ -247,3 +247,40 @@ Deno.test("delegate run: approval withdrawn before the worker starts → rejecte
     await pg.close();
   }
 });
+
+Deno.test("delegate run on a terminal shows a live progress line, then clears it", async () => {
+  const pg = await playground({ behaviour: "complete", name: "Progress Agent" });
+  try {
+    const { cli } = await import("../support/cli.ts");
+    const r = await cli(["delegate", "run", pg.identifier, "Hi", "--wait", "60"], {
+      env: pg.env,
+      cwd: pg.home,
+      tty: true,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\r\x1b\[2K. Progress Agent: (submitted|working|completed) · \d+s/);
+    assert.ok(r.stderr.endsWith("\r\x1b[2K"), "the line is cleared before the result");
+    assert.match(r.stdout, /Progress Agent {2}completed/);
+    const piped = await pg.observal(["delegate", "run", pg.identifier, "Hi", "--wait", "60"]);
+    assert.equal(piped.stderr, "", "no progress noise in a pipe");
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate prune removes settled tasks older than the cut-off", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Hi", "--wait", "60"]);
+    assert.equal(r.code, 0);
+    const keep = await pg.json(["delegate", "prune", "--older-than", "1"]);
+    assert.equal(keep.body.removed, 0);
+    const all = await pg.json(["delegate", "prune", "--older-than", "0"]);
+    assert.equal(all.body.removed, 1);
+    assert.equal((await pg.json(["delegate", "list"])).body.total, 0);
+    const gone = await pg.observal(["delegate", "status", String(r.body.id)]);
+    assert.equal(gone.code, 5);
+  } finally {
+    await pg.close();
+  }
+});

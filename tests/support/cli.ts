@@ -8,7 +8,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function cli(argv: string[], options: { env: Env; cwd?: string }): Promise<CliResult> {
+export async function cli(
+  argv: string[],
+  options: { env: Env; cwd?: string; tty?: boolean },
+): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   const ctx = createContext({
@@ -17,7 +20,7 @@ export async function cli(argv: string[], options: { env: Env; cwd?: string }): 
     io: {
       stdout: { write: (t) => void (stdout += t) },
       stderr: { write: (t) => void (stderr += t) },
-      isTTY: false,
+      isTTY: options.tty ?? false,
       color: false,
     },
   });

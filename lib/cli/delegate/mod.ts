@@ -179,6 +179,29 @@ const cancel: Command = {
   },
 };
 
+const prune: Command = {
+  name: "prune",
+  summary: "Delete settled tasks older than some days, with their logs",
+  flags: {
+    "older-than": {
+      type: "string",
+      value: "DAYS",
+      description: "Age in days (0-3650)",
+      default: "30",
+    },
+  },
+  async run(inv, ctx) {
+    const days = int(inv, "older-than", 0, 3650, 30);
+    const before = new Date(ctx.clock.now().getTime() - days * 86_400_000);
+    const out = await withService(ctx, ({ store }) => Promise.resolve(store.prune({ before })));
+    if (inv.json) return printJson(ctx, { ...out, before: before.toISOString() });
+    say(
+      ctx,
+      `Removed ${out.removed} settled task${out.removed === 1 ? "" : "s"} older than ${days} days.`,
+    );
+  },
+};
+
 const worker: Command = {
   name: "worker",
   summary: "Run one delegated task (started by observal itself)",
@@ -195,5 +218,5 @@ const worker: Command = {
 export const delegateGroup: Group = {
   name: "delegate",
   summary: "Hand a task to another approved agent (registry or remote A2A)",
-  commands: [find, run, status, reply, list, cancel, worker],
+  commands: [find, run, status, reply, list, cancel, prune, worker],
 };
