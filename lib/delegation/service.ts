@@ -11,7 +11,6 @@ import {
   isInterrupted,
   isTerminal,
   type Task,
-  type TaskState,
 } from "../a2a/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
@@ -398,5 +397,3 @@ function hostPort(url: string): string {
     return "";
   }
 }
-
-export type { TaskState };

@@ -258,6 +258,7 @@ Deno.test("delegate run on a terminal shows a live progress line, then clears it
       tty: true,
     });
     assert.equal(r.code, 0, r.stderr);
+    // deno-lint-ignore no-control-regex
     assert.match(r.stderr, /\r\x1b\[2K. Progress Agent: (submitted|working|completed) · \d+s/);
     assert.ok(r.stderr.endsWith("\r\x1b[2K"), "the line is cleared before the result");
     assert.match(r.stdout, /Progress Agent {2}completed/);

@@ -6,7 +6,7 @@ import { normalizeHarness } from "../../harness/mod.ts";
 import { type Command, type Group, int, type Invocation, str } from "../command.ts";
 import { paint, printJson, renderTable, say } from "../output.ts";
 import { clip } from "../registry/_client.ts";
-import { withService } from "./_service.ts";
+import { type Opened, withService } from "./_service.ts";
 import { printTask, progress, stateText, taskExitCode } from "./print.ts";
 
 const waitFlag = (def: number) => ({
@@ -24,6 +24,21 @@ function finish(ctx: Context, inv: Invocation, task: Task): number {
   if (inv.json) printJson(ctx, task);
   else printTask(ctx, task);
   return taskExitCode(task);
+}
+
+/**
+ * Runs a call that waits on a task, with a live progress line on a terminal (never under
+ * --json), then prints the task and returns its exit code.
+ */
+async function follow(
+  inv: Invocation,
+  ctx: Context,
+  call: (o: Opened, since: Date, onTick: (task: Task) => void) => Promise<Task>,
+): Promise<number> {
+  const since = ctx.clock.now();
+  const p = progress(inv.json ? { ...ctx, io: { ...ctx.io, isTTY: false } } : ctx, since.getTime());
+  const task = await withService(ctx, (o) => call(o, since, p.tick)).finally(p.done);
+  return finish(ctx, inv, task);
 }
 
 const find: Command = {
@@ -69,22 +84,18 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
     const wait = int(inv, "wait", 0, 1800, 600);
     const harnessFlag = str(inv, "harness");
     const harness = harnessFlag ? normalizeHarness(harnessFlag) : undefined;
-    const started = ctx.clock.now();
-    const p = inv.json
-      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
-      : progress(ctx, started.getTime());
-    const task = await withService(
+    return await follow(
+      inv,
       ctx,
-      ({ service }) =>
+      ({ service }, since, onTick) =>
         service.start(inv.args.agent, inv.args.message, {
           caller: callerFromEnv(ctx.env),
           waitSeconds: wait,
           harness,
-          since: started,
-          onTick: p.tick,
+          since,
+          onTick,
         }),
-    ).finally(p.done);
-    return finish(ctx, inv, task);
+    );
   },
 };
 
@@ -95,19 +106,12 @@ const status: Command = {
   flags: waitFlag(0),
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800, 0);
-    const started = ctx.clock.now();
-    const p = inv.json
-      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
-      : progress(ctx, started.getTime());
-    const task = await withService(
+    return await follow(
+      inv,
       ctx,
-      ({ service }) =>
-        service.wait(inv.args["task-id"], wait, {
-          since: started,
-          onTick: wait > 0 ? p.tick : undefined,
-        }),
-    ).finally(p.done);
-    return finish(ctx, inv, task);
+      ({ service }, since, onTick) =>
+        service.wait(inv.args["task-id"], wait, { since, onTick: wait > 0 ? onTick : undefined }),
+    );
   },
 };
 
@@ -118,20 +122,12 @@ const reply: Command = {
   flags: waitFlag(600),
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800, 600);
-    const started = ctx.clock.now();
-    const p = inv.json
-      ? progress({ ...ctx, io: { ...ctx.io, isTTY: false } }, 0)
-      : progress(ctx, started.getTime());
-    const task = await withService(
+    return await follow(
+      inv,
       ctx,
-      ({ service }) =>
-        service.reply(inv.args["task-id"], inv.args.message, {
-          waitSeconds: wait,
-          since: started,
-          onTick: p.tick,
-        }),
-    ).finally(p.done);
-    return finish(ctx, inv, task);
+      ({ service }, since, onTick) =>
+        service.reply(inv.args["task-id"], inv.args.message, { waitSeconds: wait, since, onTick }),
+    );
   },
 };
 
