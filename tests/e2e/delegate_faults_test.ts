@@ -4,7 +4,8 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
-import type { Clock } from "../../lib/core/mod.ts";
+import { type Clock, createContext } from "../../lib/core/mod.ts";
+import { detachedLauncher } from "../../lib/delegation/mod.ts";
 import { playground } from "../support/delegation.ts";
 
 Deno.test("kill -9 of the worker mid-task: the next status settles it as failed", async () => {
@@ -126,6 +127,55 @@ Deno.test("one long-lived caller keeps seeing its store across many sequential d
     }
   } finally {
     close();
+    await pg.close();
+  }
+});
+
+Deno.test("a cancel that arrives before the worker's first send is honoured; nothing is sent", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const ctx = createContext({ env: pg.env, cwd: pg.home });
+  const realLaunch = detachedLauncher(ctx);
+  const { service, store, close } = pg.service({
+    launch: (taskId, dir, perms) => {
+      store.requestCancel(taskId);
+      return realLaunch(taskId, dir, perms);
+    },
+  });
+  try {
+    const task = await service.start(pg.identifier, "Never mind", {
+      caller: { depth: 0, maxDepth: 2, chain: [] },
+      waitSeconds: 60,
+    });
+    assert.equal(task.status.state, "TASK_STATE_CANCELED");
+    assert.equal(pg.agent.requests.filter((q) => q.rpcMethod).length, 0);
+  } finally {
+    close();
+    await pg.close();
+  }
+});
+
+Deno.test("canceling a task that waits for input after approval was withdrawn does not call the agent", async () => {
+  const pg = await playground({ behaviour: "input" });
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Notes", "--wait", "60"]);
+    assert.equal((r.body as unknown as Task).status.state, "TASK_STATE_INPUT_REQUIRED");
+    const admin = pg.registry();
+    try {
+      await admin.reviewImport(pg.identifier, { action: "reject", reason: "withdrawn" });
+    } finally {
+      admin.close();
+    }
+    const before = pg.agent.requests.length;
+    const c = await pg.json(["delegate", "cancel", String(r.body.id)]);
+    const task = c.body as unknown as Task;
+    assert.equal(task.status.state, "TASK_STATE_CANCELED");
+    assert.match(JSON.stringify(task.status.message), /not told/);
+    assert.equal(
+      pg.agent.requests.length,
+      before,
+      "no request, and so no token, reached the agent",
+    );
+  } finally {
     await pg.close();
   }
 });
