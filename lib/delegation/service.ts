@@ -12,7 +12,7 @@ import {
   isTerminal,
   type Task,
 } from "../a2a/mod.ts";
-import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { type Context, isoSeconds, ObservalError, serverTarget } from "../core/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { appendCapabilityLock } from "../telemetry/mod.ts";
@@ -205,9 +205,11 @@ export class DelegationService {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id, { create: true });
     clearPid(dir);
-    const net = [hostPort(endpoint)];
-    const server = ctx.env.OBSERVAL_SERVER_URL;
-    if (server) net.push(hostPort(server));
+    // The worker may reach the agent's endpoint and the configured registry, nothing else.
+    const target = serverTarget(ctx);
+    const net = [endpoint, target.kind === "remote" ? target.url : ""].map(hostPort).filter(
+      (h): h is string => h !== undefined,
+    );
     let pid: number;
     try {
       pid = this.#d.launch(task.id, dir, { read: [ctx.home], write: [ctx.home], net });
@@ -388,12 +390,8 @@ function agentIdOf(identifier: string): string | undefined {
   return parts.length === 5 && parts[3] === "agent" && UUID.test(parts[4]) ? parts[4] : undefined;
 }
 
-function hostPort(url: string): string {
-  try {
-    const u = new URL(url);
-    const port = u.port || (u.protocol === "https:" ? "443" : "80");
-    return `${u.hostname}:${port}`;
-  } catch {
-    return "";
-  }
+function hostPort(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
 }

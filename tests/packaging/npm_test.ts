@@ -6,10 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "../../lib/core/mod.ts";
+import { playground } from "../support/delegation.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-Deno.test("npm package builds and runs under Node: --version, a registry search, a JSON error", () => {
+Deno.test("npm package builds and runs under Node: --version, search, errors, a delegation", async () => {
   // Inside the repo so Node finds the dependencies in node_modules, as an install would.
   const out = join(root, "tmp", `npm-test-${crypto.randomUUID().slice(0, 8)}`);
   const home = mkdtempSync(join(tmpdir(), "observal-npm-"));
@@ -45,6 +46,21 @@ Deno.test("npm package builds and runs under Node: --version, a registry search,
     assert.equal(failed?.status, 5);
     assert.equal(JSON.parse(failed!.stderr).error.errorCode, "NOT_FOUND");
     assert.doesNotMatch(failed!.stderr, /ExperimentalWarning/);
+
+    // A delegation under Node: the worker re-executes the same Node script, detached.
+    const pg = await playground({ behaviour: "complete" });
+    try {
+      const run = await new Deno.Command(node, {
+        args: [bin, "delegate", "run", pg.identifier, "from node", "--wait", "60", "--json"],
+        env: { ...env, ...pg.env } as Record<string, string>,
+      }).output();
+      const task = JSON.parse(new TextDecoder().decode(run.stdout));
+      assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+      assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+      assert.equal(task.artifacts[0].parts[0].text, "echo:from node");
+    } finally {
+      await pg.close();
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 /** `observal delegate`: hand a task to an approved agent and follow it. */
 import type { Task } from "../../a2a/mod.ts";
-import type { Context } from "../../core/mod.ts";
+import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
 import { callerFromEnv, runWorker } from "../../delegation/mod.ts";
 import { normalizeHarness } from "../../harness/mod.ts";
+import { createAgentsServer, serveStdio } from "../../mcp/mod.ts";
 import { type Command, type Group, int, type Invocation, str } from "../command.ts";
 import { paint, printJson, renderTable, say } from "../output.ts";
 import { clip } from "../registry/_client.ts";
@@ -198,6 +199,58 @@ const prune: Command = {
   },
 };
 
+/**
+ * The caller's harness as a known key. An unknown name is kept as given (with a warning)
+ * rather than refused: it only labels the caller, and a server that fails to start leaves
+ * the agent with no way to delegate at all.
+ */
+function callerHarness(ctx: Context, raw: string | undefined): string | undefined {
+  const name = raw?.trim();
+  if (!name) return undefined;
+  try {
+    return normalizeHarness(name);
+  } catch (err) {
+    if (!(err instanceof ObservalError)) throw err;
+    ctx.io.stderr.write(`observal-agents: unknown harness "${name}"; using it as given\n`);
+    return name;
+  }
+}
+
+const mcp: Command = {
+  name: "mcp",
+  summary: "Serve the observal-agents MCP server on stdio (harnesses start it)",
+  flags: {
+    harness: {
+      type: "string",
+      value: "HARNESS",
+      description: "Harness the calling agent runs in (default: $OBSERVAL_HARNESS)",
+    },
+    "parent-id": {
+      type: "string",
+      value: "AGENT_ID",
+      description: "Registry agent id of the calling agent (default: $OBSERVAL_AGENT_ID)",
+    },
+  },
+  details: `Tools: find_agents, delegate, get_task, cancel_task. Stdout carries only MCP messages;
+logs go to stderr. The server stops when the client closes its stdin.`,
+  async run(inv, ctx) {
+    const harness = callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
+    const agentId = str(inv, "parent-id")?.trim() || undefined;
+    const caller = callerFromEnv(ctx.env, { harness, agentId });
+    // The protocol owns stdout: whatever else this session might print goes to stderr.
+    const io = { ...ctx.io, stdout: ctx.io.stderr, isTTY: false, color: false };
+    await withService({ ...ctx, io }, ({ service }) =>
+      serveStdio(createAgentsServer({
+        service,
+        caller,
+        clock: ctx.clock,
+        version: VERSION,
+        stderr: ctx.io.stderr,
+      })));
+    ctx.io.stderr.write("observal-agents: the client disconnected; stopped\n");
+  },
+};
+
 const worker: Command = {
   name: "worker",
   summary: "Run one delegated task (started by observal itself)",
@@ -214,5 +267,5 @@ const worker: Command = {
 export const delegateGroup: Group = {
   name: "delegate",
   summary: "Hand a task to another approved agent (registry or remote A2A)",
-  commands: [find, run, status, reply, list, cancel, prune, worker],
+  commands: [find, run, status, reply, list, cancel, prune, mcp, worker],
 };

@@ -1,0 +1,128 @@
+/**
+ * The `observal-agents` MCP server: four tools over the delegation service, so an agent in
+ * any harness can find a specialist, hand it a part of its task and collect the result.
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import process from "node:process";
+import type { Clock, Writer } from "../core/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+import type { Caller, DelegationService } from "../delegation/mod.ts";
+import { cancelTaskInput, delegateInput, findAgentsInput, getTaskInput } from "./_inputs.ts";
+import { toolResult } from "./_tool_result.ts";
+import { summarize } from "./summarize.ts";
+
+/** The name every harness config knows this server by. */
+export const AGENTS_SERVER_NAME = "observal-agents";
+
+/** What {@linkcode createAgentsServer} needs. */
+export interface AgentsServerOptions {
+  /** Does the work; the server only translates. */
+  service: DelegationService;
+  /** Who delegates: fixed for the session (harness, parent agent, depth, chain). */
+  caller: Caller;
+  /** Marks when each tool call began, so its wait budget includes lookup and launch. */
+  clock: Clock;
+  /** Reported as the server's version. */
+  version: string;
+  /** Where unexpected failures are logged. @default process.stderr */
+  stderr?: Writer;
+}
+
+const INSTRUCTIONS =
+  `observal-agents lets you hand part of your task to an approved specialist agent.
+When a self-contained piece of work would be done better by a specialist, call find_agents with \
+a short description of it, then delegate to one of the identifiers it returns.
+The delegated agent does not see this conversation: its message must be a complete brief (goal, \
+context, relevant files, constraints, and what to return).
+Registry agents work in a throwaway copy of the repository; their file changes come back as a \
+patch for you to review. Nothing is applied to your repository automatically.
+A call returns after at most 50 seconds; if the task is still running, follow it with get_task.`;
+
+const NO_MATCH = "No approved agent in the registry matches that task. Do it yourself.";
+
+/**
+ * Builds the `observal-agents` server with its tools: `find_agents`, `delegate`, `get_task`
+ * and `cancel_task`. Connect it to a transport to serve it.
+ *
+ * @param options the service, the caller and the clock the tools use
+ * @returns a server not yet connected
+ *
+ * @example
+ * ```ts ignore
+ * const server = createAgentsServer({ service, caller, clock: systemClock, version: VERSION });
+ * await serveStdio(server);
+ * ```
+ */
+export function createAgentsServer(options: AgentsServerOptions): McpServer {
+  const { service, caller, clock } = options;
+  const stderr = options.stderr ?? { write: (t: string) => void process.stderr.write(t) };
+  const server = new McpServer(
+    { name: AGENTS_SERVER_NAME, version: options.version },
+    { instructions: INSTRUCTIONS },
+  );
+
+  server.registerTool("find_agents", {
+    title: "Find agents",
+    description: "List approved agents that could take a self-contained part of your task, " +
+      "best match first. Pass an identifier from the result to delegate.",
+    inputSchema: findAgentsInput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  }, (args) =>
+    toolResult("find_agents", stderr, async () => {
+      const agents = await service.find(args.task, args.limit);
+      return agents.length === 0 ? NO_MATCH : JSON.stringify({ agents }, null, 2);
+    }));
+
+  server.registerTool("delegate", {
+    title: "Delegate",
+    description: "Hand a self-contained task to an agent from find_agents, or answer a task " +
+      "that asked for input (pass its task_id). The message must be a complete brief: the " +
+      "agent does not see this conversation. Registry agents work in a throwaway copy; file " +
+      "changes come back as a patch that is NOT applied. Returns the task's state and results.",
+    inputSchema: delegateInput,
+  }, (args) =>
+    toolResult("delegate", stderr, async () => {
+      const since = clock.now();
+      const waitSeconds = args.wait_seconds;
+      if (args.task_id) {
+        return summarize(await service.reply(args.task_id, args.message, { waitSeconds, since }));
+      }
+      if (!args.agent) {
+        throw new ObservalError("INVALID_ARGUMENT", "delegate needs an agent to start a task", {
+          remediation: "Pass the agent identifier from find_agents (urn:air:...) as `agent`, " +
+            "or pass `task_id` to answer a task that is waiting for input",
+        });
+      }
+      return summarize(
+        await service.start(args.agent, args.message, { caller, waitSeconds, since }),
+      );
+    }));
+
+  server.registerTool("get_task", {
+    title: "Get task",
+    description: "Show a delegated task's state and results; with wait_seconds, wait for it " +
+      "to finish first.",
+    inputSchema: getTaskInput,
+    annotations: { readOnlyHint: true },
+  }, (args) =>
+    toolResult("get_task", stderr, async () => {
+      const since = clock.now();
+      return summarize(await service.wait(args.task_id, args.wait_seconds, { since }));
+    }));
+
+  server.registerTool(
+    "cancel_task",
+    {
+      title: "Cancel task",
+      description: "Cancel a delegated task you no longer need. Returns its final state.",
+      inputSchema: cancelTaskInput,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args) =>
+      toolResult("cancel_task", stderr, async () => summarize(await service.cancel(args.task_id))),
+  );
+
+  return server;
+}
