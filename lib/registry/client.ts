@@ -63,6 +63,7 @@ export class RegistryClient {
     try {
       response = await this.#options.transport(request);
     } catch (err) {
+      if (err instanceof ObservalError) throw err;
       throw new ObservalError("NETWORK", `Cannot reach the registry at ${this.label}`, {
         cause: err,
         remediation:

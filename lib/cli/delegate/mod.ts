@@ -2,8 +2,6 @@
 import type { Task } from "../../a2a/mod.ts";
 import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
 import { callerFromEnv, runWorker } from "../../delegation/mod.ts";
-import { normalizeHarness } from "../../harness/mod.ts";
-import { createAgentsServer, serveStdio } from "../../mcp/mod.ts";
 import { type Command, type Group, int, type Invocation, str } from "../command.ts";
 import { paint, printJson, renderTable, say } from "../output.ts";
 import { clip } from "../registry/_client.ts";
@@ -84,7 +82,7 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800, 600);
     const harnessFlag = str(inv, "harness");
-    const harness = harnessFlag ? normalizeHarness(harnessFlag) : undefined;
+    const harness = harnessFlag ? await harnessKey(harnessFlag) : undefined;
     return await follow(
       inv,
       ctx,
@@ -199,16 +197,21 @@ const prune: Command = {
   },
 };
 
+/** A harness name as its registry key; the harness facts load only when a name is given. */
+async function harnessKey(name: string): Promise<string> {
+  return (await import("../../harness/mod.ts")).normalizeHarness(name);
+}
+
 /**
  * The caller's harness as a known key. An unknown name is kept as given (with a warning)
  * rather than refused: it only labels the caller, and a server that fails to start leaves
  * the agent with no way to delegate at all.
  */
-function callerHarness(ctx: Context, raw: string | undefined): string | undefined {
+async function callerHarness(ctx: Context, raw: string | undefined): Promise<string | undefined> {
   const name = raw?.trim();
   if (!name) return undefined;
   try {
-    return normalizeHarness(name);
+    return await harnessKey(name);
   } catch (err) {
     if (!(err instanceof ObservalError)) throw err;
     ctx.io.stderr.write(`observal-agents: unknown harness "${name}"; using it as given\n`);
@@ -234,11 +237,13 @@ const mcp: Command = {
   details: `Tools: find_agents, delegate, get_task, cancel_task. Stdout carries only MCP messages;
 logs go to stderr. The server stops when the client closes its stdin.`,
   async run(inv, ctx) {
-    const harness = callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
+    const harness = await callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
     const agentId = str(inv, "parent-id")?.trim() || undefined;
     const caller = callerFromEnv(ctx.env, { harness, agentId });
     // The protocol owns stdout: whatever else this session might print goes to stderr.
     const io = { ...ctx.io, stdout: ctx.io.stderr, isTTY: false, color: false };
+    // Loaded here: the MCP SDK is the heaviest import, and no other command needs it.
+    const { createAgentsServer, serveStdio } = await import("../../mcp/mod.ts");
     await withService({ ...ctx, io }, ({ service }) =>
       serveStdio(createAgentsServer({
         service,

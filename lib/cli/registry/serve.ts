@@ -1,8 +1,6 @@
 /** `observal registry serve`: the embedded registry over HTTP. */
-import { serve } from "@hono/node-server";
 import process from "node:process";
 import { ObservalError } from "../../core/mod.ts";
-import { createRegistryApp, openRegistry, registryPath } from "../../server/mod.ts";
 import { type Command, int, str } from "../command.ts";
 import { note, say } from "../output.ts";
 
@@ -28,6 +26,8 @@ The first line on stdout is \`listening <url>\`; stop with Ctrl-C.`,
   async run(inv, ctx) {
     const host = str(inv, "host")!;
     const port = int(inv, "port", 0, 65535, 8787);
+    const { serve } = await import("@hono/node-server");
+    const { createRegistryApp, openRegistry, registryPath } = await import("../../server/mod.ts");
     const state = openRegistry({
       path: registryPath(ctx.home),
       clock: ctx.clock,
