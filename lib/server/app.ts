@@ -10,38 +10,22 @@ import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { isoSeconds, ObservalError, toObservalError } from "../core/mod.ts";
 import {
-  CreateTeamRequestSchema,
-  CreateUserRequestSchema,
   ImportA2aRequestSchema,
   InstallRequestSchema,
   PublishAgentRequestSchema,
   ReviewRequestSchema,
   SearchRequestSchema,
-  SettingRequestSchema,
-  TeamMemberRequestSchema,
 } from "../registry/schemas.ts";
 import { agentDetail, installAgent, publishAgent, syncAgentVersion } from "./agents.ts";
 import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
-import {
-  ANONYMOUS,
-  authenticate,
-  createTeam,
-  createUser,
-  findTeam,
-  findUser,
-  issueKey,
-  listTeams,
-  listUsers,
-  localAdmin,
-  removeMember,
-  setMember,
-  type Viewer,
-} from "./identity.ts";
+import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { importCard, listImports, removeImport, reviewEntry } from "./imports.ts";
-import { decodePageToken, encodePageToken, searchEntries } from "./search.ts";
+import { decodePageToken, encodePageToken, fingerprint, searchEntries } from "./search.ts";
 import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
-import { publisherDomain, readSettings, SETTINGS, writeSetting } from "./settings.ts";
+import { publisherDomain, readSettings } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
+import { parseBody } from "./_body.ts";
+import { adminRoutes } from "./admin_routes.ts";
 
 /** Options for {@linkcode createRegistryApp}. */
 export interface RegistryAppOptions {
@@ -54,30 +38,6 @@ export interface RegistryAppOptions {
 type Env = { Variables: { viewer: Viewer } };
 
 const LIMITS = { search: 60, import: 20 } as const;
-
-/** Parses a JSON body with a schema; every failure is a 400 with the field named. */
-async function parseBody<T extends z.ZodType>(c: HonoContext, schema: T): Promise<z.infer<T>> {
-  let json: unknown;
-  try {
-    json = await c.req.json();
-  } catch {
-    throw new ObservalError("INVALID_ARGUMENT", "The request body is not valid JSON", {
-      remediation: "Send a JSON object with Content-Type: application/json",
-    });
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw invalid(parsed.error);
-  return parsed.data;
-}
-
-function invalid(error: z.ZodError): ObservalError {
-  const issue = error.issues[0];
-  const path = issue?.path.length ? issue.path.join(".") : "body";
-  const detail = issue?.code === "unrecognized_keys"
-    ? `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`
-    : issue?.message ?? "invalid";
-  return new ObservalError("INVALID_ARGUMENT", `Invalid request: ${path}: ${detail}`);
-}
 
 /** Builds the registry app over an open database. */
 export function createRegistryApp(
@@ -234,8 +194,7 @@ export function createRegistryApp(
       });
     }
     const typeFilter = parseListFilter(q.filter);
-    const fp = `list:${viewer.userId}:${q.filter ?? ""}:${q.orderBy ?? ""}:${pageSize}`;
-    const fpHash = Buffer.from(fp).toString("base64url").slice(-16);
+    const fpHash = fingerprint(["list", viewer.userId, q.filter ?? "", q.orderBy ?? "", pageSize]);
     const offset = q.pageToken ? decodePageToken(q.pageToken, fpHash) : 0;
     const vis = visibleSql(viewer, { publicRegistry: publicRegistry() });
     const where = `${vis.sql} AND e.lifecycle = 'approved'${
@@ -347,70 +306,7 @@ export function createRegistryApp(
     return c.json({ id: viewer.userId, handle: viewer.handle, role: viewer.role, teams });
   });
 
-  // ---- Administration ------------------------------------------------------------------
-  const admin = new Hono<Env>();
-  admin.use("*", async (c, next) => {
-    const viewer = c.get("viewer");
-    if (viewer.anonymous) {
-      throw new ObservalError("UNAUTHENTICATED", "Sign in as an admin", {
-        remediation: "Send an admin API key as `Authorization: Bearer <key>`",
-      });
-    }
-    if (viewer.role !== "admin") {
-      throw new ObservalError(
-        "PERMISSION_DENIED",
-        "Only admins can manage users, teams and settings",
-      );
-    }
-    await next();
-  });
-  const now = () => isoSeconds(state.clock.now());
-  admin.get("/users", (c) => c.json({ items: listUsers(state.db) }));
-  admin.post("/users", async (c) => {
-    const body = await parseBody(c, CreateUserRequestSchema);
-    const user = createUser(state.db, body, now());
-    return c.json({ user, apiKey: issueKey(state.db, user.id, now()) }, 201);
-  });
-  admin.post("/users/:user/keys", (c) => {
-    const user = findUser(state.db, c.req.param("user"));
-    return c.json({ user, apiKey: issueKey(state.db, user.id, now()) }, 201);
-  });
-  admin.get("/teams", (c) => c.json({ items: listTeams(state.db) }));
-  admin.post("/teams", async (c) => {
-    const body = await parseBody(c, CreateTeamRequestSchema);
-    return c.json(createTeam(state.db, body, now()), 201);
-  });
-  admin.put("/teams/:team/members", async (c) => {
-    const body = await parseBody(c, TeamMemberRequestSchema);
-    const team = findTeam(state.db, c.req.param("team"));
-    const user = findUser(state.db, body.user);
-    setMember(state.db, team.id, user.id, body.role);
-    return c.json({ team: team.handle, user: user.handle, role: body.role });
-  });
-  admin.delete("/teams/:team/members/:user", (c) => {
-    const team = findTeam(state.db, c.req.param("team"));
-    const user = findUser(state.db, c.req.param("user"));
-    if (!removeMember(state.db, team.id, user.id)) {
-      throw new ObservalError("NOT_FOUND", `${user.handle} is not in ${team.handle}`);
-    }
-    return c.json({ team: team.handle, user: user.handle, removed: true });
-  });
-  admin.get("/settings", (c) => {
-    const values = readSettings(state.db);
-    return c.json({
-      items: Object.keys(SETTINGS).map((key) => ({
-        key,
-        value: values[key as keyof typeof values],
-        help: SETTINGS[key as keyof typeof SETTINGS].help,
-      })),
-    });
-  });
-  admin.put("/settings/:key", async (c) => {
-    const body = await parseBody(c, SettingRequestSchema);
-    const key = c.req.param("key");
-    return c.json({ key, value: writeSetting(state.db, key, body.value) });
-  });
-  app.route("/api/v1/admin", admin);
+  app.route("/api/v1/admin", adminRoutes(state));
 
   return app;
 }

@@ -81,7 +81,8 @@ function normalizeFilter(filter: Record<string, string | string[]>): Map<string,
   return out;
 }
 
-function fingerprint(parts: unknown[]): string {
+/** A short hash binding a page token to the request and caller that made it. */
+export function fingerprint(parts: unknown[]): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("base64url").slice(0, 16);
 }
 
