@@ -195,11 +195,12 @@ export function searchEntries(
     params.candidates = Math.max(CANDIDATES, offset + input.pageSize * 2 + 1);
     rows = db.prepare(
       `SELECT * FROM (
-         SELECT c.*, obs_relevance(c.display_name, c.search_queries, c.search_capabilities,
-                                   c.description, :tokens, :phrase) AS score
-         FROM (SELECT e.* FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
+         SELECT e.*, obs_relevance(e.display_name, e.search_queries, e.search_capabilities,
+                                   e.description, :tokens, :phrase) AS score
+         FROM (SELECT e.rowid AS rid FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
                WHERE entries_fts MATCH :q AND ${where}
-               ORDER BY bm25(entries_fts, ${BM25_WEIGHTS}) LIMIT :candidates) c) e
+               ORDER BY bm25(entries_fts, ${BM25_WEIGHTS}) LIMIT :candidates) c
+         JOIN entries e ON e.rowid = c.rid) e
        ORDER BY e.score DESC, ${order}
        LIMIT :limit OFFSET :offset`,
     ).all(params) as unknown as Array<EntryRow & { score: number }>;
