@@ -19,7 +19,8 @@ export interface OpenOptions {
 
 /** Opens (creating if needed) a database file and brings its schema up to date. */
 export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  // Created private: the folder holds API key hashes, task logs and patches.
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");

@@ -49,6 +49,6 @@ export function appendCapabilityLock(home: string, line: CapabilityLockLine): vo
   if (Buffer.byteLength(text) > MAX_LINE_BYTES) {
     text = JSON.stringify(compact({ ...parsed, extra: undefined }));
   }
-  mkdirSync(home, { recursive: true });
+  mkdirSync(home, { recursive: true, mode: 0o700 });
   appendFileSync(capabilityLockPath(home), `${text}\n`, { mode: 0o600 });
 }
