@@ -8,7 +8,6 @@ import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   type AgentDefinition,
   agentDigest,
-  HARNESS_KEYS,
   headlessHarnesses,
   installResponse,
   normalizeHarness,
@@ -310,5 +309,3 @@ export function installAgent(
     },
   });
 }
-
-export { HARNESS_KEYS };

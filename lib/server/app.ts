@@ -22,7 +22,7 @@ import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts"
 import { importCard, listImports, removeImport, reviewEntry } from "./imports.ts";
 import { decodePageToken, encodePageToken, fingerprint, searchEntries } from "./search.ts";
 import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
-import { publisherDomain, readSettings } from "./settings.ts";
+import { publisherDomain } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
 import { parseBody } from "./_body.ts";
 import { adminRoutes } from "./admin_routes.ts";
@@ -326,5 +326,3 @@ function parseListFilter(filter: string | undefined): string | undefined {
   }
   return m[1];
 }
-
-export { readSettings };
