@@ -105,18 +105,36 @@ function refusal(reason: string): ObservalError {
   });
 }
 
-/** The base64url payloads a signature may cover: plain JCS first, then the a2a-js form. */
+/**
+ * The base64url payloads a signature may cover: plain JCS first, then the a2a-js form.
+ * The a2a-js form drops fields the v1.0 schema does not know, so it is accepted only when
+ * the card has no such field with a value: a verified card must not carry anything its
+ * signature does not cover.
+ */
 function signingPayloads(card: Record<string, unknown>): string[] {
   const { signatures: _, ...unsigned } = card;
   const forms = [canonicalJson(unsigned)];
   try {
-    forms.push(
-      canonicalizeAgentCard(card as unknown as Parameters<typeof canonicalizeAgentCard>[0]),
+    const a2aJs = canonicalizeAgentCard(
+      card as unknown as Parameters<typeof canonicalizeAgentCard>[0],
     );
+    const covered = new Set(Object.keys(JSON.parse(a2aJs)));
+    const uncovered = Object.entries(unsigned).filter(([k, v]) => !covered.has(k) && !isEmpty(v));
+    if (uncovered.length === 0) forms.push(a2aJs);
   } catch {
     // A card the proto types cannot read simply has no a2a-js form.
   }
   return [...new Set(forms)].map((text) => jose.base64url.encode(new TextEncoder().encode(text)));
+}
+
+/** Empty in the a2a-js sense: dropped by its canonical form without changing meaning. */
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === "" || value === false || value === 0) {
+    return true;
+  }
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.keys(value as object).length === 0;
+  return false;
 }
 
 async function verifyEntry(

@@ -61,19 +61,25 @@ Deno.test("verifyCardSignatures() verifies a card signed by @a2a-js/sdk 1.3.0", 
   assert.deepEqual(result, { status: "verified", keyId: "key-1" });
 });
 
-Deno.test("verifyCardSignatures() verifies the a2a-js form when the card has empty and extra fields", async () => {
-  // a2a-js drops empty values and unknown fields before signing; the plain form would differ.
-  const card = {
-    ...CARD,
-    description: "",
-    documentationUrl: "",
-    "x-extra": { a: 1 },
-    name: "Café",
-  };
+Deno.test("verifyCardSignatures() verifies the a2a-js form when the card has empty fields", async () => {
+  // a2a-js drops empty values before signing; the plain form would differ.
+  const card = { ...CARD, description: "", documentationUrl: "", name: "Café" };
   const { privateKey, jwk } = await keyPair("key-1");
   const signed = await signA2aJs(card, privateKey, { alg: "ES256", kid: "key-1" });
   const result = await verifyCardSignatures(signed, { fetchJwks: noFetch, trustedKeys: [jwk] });
   assert.deepEqual(result, { status: "verified", keyId: "key-1" });
+});
+
+Deno.test("verifyCardSignatures() refuses a field the a2a-js signature does not cover", async () => {
+  // a2a-js also drops unknown fields, so such a field would ride along unsigned.
+  const { privateKey, jwk } = await keyPair("key-1");
+  const signed = await signA2aJs(CARD, privateKey, { alg: "ES256", kid: "key-1" });
+  for (const extra of [{ "x-extra": { a: 1 } }, { url: "https://evil.example.com/a2a" }]) {
+    await refused(
+      verifyCardSignatures({ ...signed, ...extra }, { fetchJwks: noFetch, trustedKeys: [jwk] }),
+      /does not match/,
+    );
+  }
 });
 
 Deno.test("verifyCardSignatures() verifies a signature over the plain RFC 8785 form", async () => {
