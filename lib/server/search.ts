@@ -61,9 +61,9 @@ export function queryTokens(text: string): string[] {
   return [...seen];
 }
 
-function ftsQuery(tokens: string[]): string {
+function ftsQuery(tokens: string[], join: "AND" | "OR"): string {
   // Tokens are letters and digits only, so quoting them is enough to keep FTS syntax out.
-  return tokens.map((t) => (t.length >= 4 ? `"${t}"*` : `"${t}"`)).join(" OR ");
+  return tokens.map((t) => (t.length >= 4 ? `"${t}"*` : `"${t}"`)).join(` ${join} `);
 }
 
 function normalizeFilter(filter: Record<string, string | string[]>): Map<string, string[]> {
@@ -188,22 +188,33 @@ export function searchEntries(
   if (tokens.length > 0) {
     // Two stages keep large registries fast: FTS5 ranks the visible matches by bm25 (in C)
     // and keeps the best few hundred; obs_relevance() then scores only those, so the score
-    // does not depend on corpus statistics.
-    params.q = ftsQuery(tokens);
+    // does not depend on corpus statistics. Entries that match every word are the
+    // candidates when there are enough of them, which spares ranking every partial match.
     params.tokens = JSON.stringify(tokens);
     params.phrase = phraseOf(input.text);
     params.candidates = Math.max(CANDIDATES, offset + input.pageSize * 2 + 1);
-    rows = db.prepare(
-      `SELECT * FROM (
-         SELECT e.*, obs_relevance(e.display_name, e.search_queries, e.search_capabilities,
-                                   e.description, :tokens, :phrase) AS score
-         FROM (SELECT e.rowid AS rid FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-               WHERE entries_fts MATCH :q AND ${where}
-               ORDER BY bm25(entries_fts, ${BM25_WEIGHTS}) LIMIT :candidates) c
-         JOIN entries e ON e.rowid = c.rid) e
-       ORDER BY e.score DESC, ${order}
-       LIMIT :limit OFFSET :offset`,
-    ).all(params) as unknown as Array<EntryRow & { score: number }>;
+    const ranked = (q: string) =>
+      db.prepare(
+        `SELECT * FROM (
+           SELECT e.*, obs_relevance(e.display_name, e.search_queries, e.search_capabilities,
+                                     e.description, :tokens, :phrase) AS score
+           FROM (SELECT e.rowid AS rid FROM entries_fts
+                 JOIN entries e ON e.rowid = entries_fts.rowid
+                 WHERE entries_fts MATCH :q AND ${where}
+                 ORDER BY bm25(entries_fts, ${BM25_WEIGHTS}) LIMIT :candidates) c
+           JOIN entries e ON e.rowid = c.rid) e
+         ORDER BY e.score DESC, ${order}
+         LIMIT :limit OFFSET :offset`,
+      ).all({ ...params, q }) as unknown as Array<EntryRow & { score: number }>;
+    // Decided on a fixed threshold, so every page of one query draws from the same set.
+    const enough = () =>
+      (db.prepare(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM entries_fts
+           JOIN entries e ON e.rowid = entries_fts.rowid
+           WHERE entries_fts MATCH :q AND ${where} LIMIT ${CANDIDATES})`,
+      ).get({ ...vis.params, ...f.params, q: ftsQuery(tokens, "AND") }) as { n: number })
+        .n >= CANDIDATES;
+    rows = ranked(ftsQuery(tokens, tokens.length > 1 && enough() ? "AND" : "OR"));
   } else {
     rows = db.prepare(
       `SELECT e.*, 0 AS score FROM entries e WHERE ${where} ORDER BY ${order}

@@ -155,3 +155,57 @@ Deno.test("search is limited to 60 requests a minute per caller", async () => {
     await reg.close();
   }
 });
+
+Deno.test("search with many full matches pages through them once each, full matches first", async () => {
+  const reg = await startRegistry();
+  const c = reg.embedded();
+  try {
+    const insert = reg.state.db.prepare(
+      `INSERT INTO entries (id, identifier, kind, source_kind, type, display_name, description,
+         version, owner_id, visibility, lifecycle, native_ref, digest, delegable, harnesses,
+         search_queries, search_capabilities, doc, created_at, updated_at)
+       VALUES (?, ?, 'agent', 'native', 'application/vnd.observal.agent+json', ?, ?, '1.0.0', 'x',
+         'public', 'approved', ?, 'sha256:0', 1, '[]', '', '', ?, 'now', 'now')`,
+    );
+    const add = (name: string, description: string) => {
+      const id = crypto.randomUUID();
+      const identifier = `urn:air:observal.local:agent:${id}`;
+      insert.run(
+        id,
+        identifier,
+        name,
+        description,
+        `bulk/${name}@1.0.0`,
+        JSON.stringify({
+          identifier,
+          displayName: name,
+          type: "application/vnd.observal.agent+json",
+          url: "https://observal.local/x",
+        }),
+      );
+      return identifier;
+    };
+    const full = new Set<string>();
+    for (let i = 0; i < 230; i++) full.add(add(`helper-${i}`, "writes release notes"));
+    const partial = add("release", "ships things");
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await c.search({
+        query: { text: "release notes" },
+        pageSize: 100,
+        pageToken: token,
+      });
+      seen.push(...page.results.map((r) => r.identifier));
+      token = page.pageToken;
+    } while (token);
+    assert.equal(new Set(seen).size, seen.length, "no entry twice");
+    const fullSeen = seen.filter((id) => full.has(id));
+    assert.ok(fullSeen.length >= 200, `${fullSeen.length} full matches listed`);
+    const firstPartial = seen.indexOf(partial);
+    if (firstPartial >= 0) assert.ok(firstPartial >= 200, "full matches come first");
+  } finally {
+    c.close();
+    await reg.close();
+  }
+});
