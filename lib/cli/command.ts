@@ -212,12 +212,11 @@ export function str(inv: Invocation, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-/** Reads an integer flag within bounds, or its default. */
-export function int(inv: Invocation, name: string, min: number, max: number, def: number): number {
+/** Reads an integer flag within bounds; its declared default applies when it is not given. */
+export function int(inv: Invocation, name: string, min: number, max: number): number {
   const raw = str(inv, name);
-  if (raw === undefined) return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
+  if (raw === undefined || !Number.isInteger(n) || n < min || n > max) {
     throw new ObservalError("USAGE", `--${name} must be a whole number from ${min} to ${max}`);
   }
   return n;

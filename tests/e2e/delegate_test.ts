@@ -115,13 +115,7 @@ for (const protocol of PROTOCOLS) {
       const r = await pg.json(["delegate", "run", pg.identifier, "Take your time", "--wait", "0"]);
       assert.equal(r.code, 10);
       const id = String(r.body.id);
-      let task: Task;
-      for (let i = 0;; i++) {
-        task = (await pg.json(["delegate", "status", id])).body as unknown as Task;
-        if (task.metadata.observal.remoteTaskId) break;
-        assert.ok(i < 100, "the worker reached the agent");
-        await new Promise((res) => setTimeout(res, 100));
-      }
+      const task = await pg.untilRemote(id);
       const c = await pg.json(["delegate", "cancel", id]);
       assert.equal(c.code, 0, c.stderr);
       assert.equal((c.body as unknown as Task).status.state, "TASK_STATE_CANCELED");

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
 import { createContext, type Env, systemClock } from "../../lib/core/mod.ts";
 import {
   DelegationService,
@@ -36,6 +37,8 @@ export interface Playground {
     env?: Env,
   ): Promise<{ code: number; body: Record<string, unknown>; stderr: string }>;
   registry(): RegistryClient;
+  /** Polls `delegate status` until the worker has reached the agent; returns the task. */
+  untilRemote(id: string): Promise<Task>;
   /** A service on this home, with an optional launcher in place of the real one. */
   service(options?: { launch?: LaunchWorker; env?: Env; clock?: typeof systemClock }): {
     service: DelegationService;
@@ -88,6 +91,15 @@ export async function playground(
       return { code: r.code, body, stderr: r.stderr };
     },
     registry: () => openRegistryClient(createContext({ env, cwd: home })),
+    async untilRemote(id) {
+      for (let i = 0; i < 100; i++) {
+        const r = await observal(["delegate", "status", id, "--json"]);
+        const task = JSON.parse(r.stdout) as Task;
+        if (task.metadata.observal.remoteTaskId) return task;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error(`task ${id} never reached the agent`);
+    },
     service(opts = {}) {
       const sctx = createContext({ env: { ...env, ...opts.env }, cwd: home, clock: opts.clock });
       const store = openTaskStore({ home, clock: sctx.clock });

@@ -50,7 +50,7 @@ const find: Command = {
   },
   async run(inv, ctx) {
     const text = [inv.args.words, ...inv.rest].join(" ");
-    const limit = int(inv, "limit", 1, 10, 5);
+    const limit = int(inv, "limit", 1, 10);
     const agents = await withService(ctx, ({ service }) => service.find(text, limit));
     if (inv.json) return printJson(ctx, { query: text, agents, count: agents.length });
     if (agents.length === 0) return say(ctx, "No approved agent matches that task.");
@@ -80,7 +80,7 @@ reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted
 the agent does not see your conversation.
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input.`,
   async run(inv, ctx) {
-    const wait = int(inv, "wait", 0, 1800, 600);
+    const wait = int(inv, "wait", 0, 1800);
     const harnessFlag = str(inv, "harness");
     const harness = harnessFlag ? await harnessKey(harnessFlag) : undefined;
     return await follow(
@@ -104,7 +104,7 @@ const status: Command = {
   args: ["task-id"],
   flags: waitFlag(0),
   async run(inv, ctx) {
-    const wait = int(inv, "wait", 0, 1800, 0);
+    const wait = int(inv, "wait", 0, 1800);
     return await follow(
       inv,
       ctx,
@@ -120,7 +120,7 @@ const reply: Command = {
   args: ["task-id", "message"],
   flags: waitFlag(600),
   async run(inv, ctx) {
-    const wait = int(inv, "wait", 0, 1800, 600);
+    const wait = int(inv, "wait", 0, 1800);
     return await follow(
       inv,
       ctx,
@@ -143,7 +143,7 @@ const list: Command = {
     },
   },
   async run(inv, ctx) {
-    const limit = int(inv, "limit", 1, 200, 20);
+    const limit = int(inv, "limit", 1, 200);
     const out = await withService(ctx, ({ service }) => Promise.resolve(service.list(limit)));
     if (inv.json) return printJson(ctx, out);
     if (out.items.length === 0) return say(ctx, "No delegated tasks yet.");
@@ -186,7 +186,7 @@ const prune: Command = {
     },
   },
   async run(inv, ctx) {
-    const days = int(inv, "older-than", 0, 3650, 30);
+    const days = int(inv, "older-than", 0, 3650);
     const before = new Date(ctx.clock.now().getTime() - days * 86_400_000);
     const out = await withService(ctx, ({ store }) => Promise.resolve(store.prune({ before })));
     if (inv.json) return printJson(ctx, { ...out, before: before.toISOString() });

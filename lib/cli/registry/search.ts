@@ -36,7 +36,7 @@ export const searchCommand: Command = {
     const request: SearchRequest = {
       query: { text, filter },
       federation: "none",
-      pageSize: int(inv, "limit", 1, 100, 10),
+      pageSize: int(inv, "limit", 1, 100),
       pageToken: str(inv, "page-token"),
     };
     const response = await withClient(ctx, (c) => c.search(request));

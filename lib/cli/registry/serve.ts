@@ -25,7 +25,7 @@ export const serveCommand: Command = {
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C.`,
   async run(inv, ctx) {
     const host = str(inv, "host")!;
-    const port = int(inv, "port", 0, 65535, 8787);
+    const port = int(inv, "port", 0, 65535);
     const { serve } = await import("@hono/node-server");
     const { createRegistryApp, openRegistry, registryPath } = await import("../../server/mod.ts");
     const state = openRegistry({
