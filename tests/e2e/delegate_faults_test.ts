@@ -13,7 +13,7 @@ Deno.test("kill -9 of the worker mid-task: the next status settles it as failed"
   try {
     const r = await pg.json(["delegate", "run", pg.identifier, "Long job", "--wait", "0"]);
     const id = String(r.body.id);
-    const task = await pg.untilRemote(id);
+    await pg.untilRemote(id);
     const pid = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
     Deno.kill(pid, "SIGKILL");
     for (let i = 0; i < 50; i++) {
