@@ -7,4 +7,4 @@ export * from "./caller.ts";
 export * from "./guards.ts";
 export * from "./service.ts";
 export { runWorker } from "./worker.ts";
-export { detachedLauncher, type LaunchWorker } from "./worker_process.ts";
+export { detachedLauncher, type LaunchWorker, readPid, workerAlive } from "./worker_process.ts";

@@ -3,7 +3,7 @@
  * on 127.0.0.1 imported and approved, and the CLI to drive as a user would. Workers are
  * real detached observal processes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
@@ -12,6 +12,8 @@ import {
   DelegationService,
   detachedLauncher,
   type LaunchWorker,
+  readPid,
+  workerAlive,
 } from "../../lib/delegation/mod.ts";
 import { openRegistryClient, type RegistryClient } from "../../lib/registry/mod.ts";
 import { openTaskStore, type TaskStore } from "../../lib/store/mod.ts";
@@ -121,7 +123,26 @@ export async function playground(
     },
     async close() {
       await agent.close();
+      // Every task here is final by now, but a worker may still be writing its last log
+      // line; it must exit on its own (no orphans) before the home goes away.
+      const deadline = Date.now() + 15_000;
+      for (const id of workerTaskIds(home)) {
+        const pid = readPid(join(home, "delegations", id));
+        while (pid !== undefined && workerAlive(pid, id)) {
+          if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      }
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Ids of the task folders under a home. */
+function workerTaskIds(home: string): string[] {
+  const root = join(home, "delegations");
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) =>
+    e.name
+  );
 }
