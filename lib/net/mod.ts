@@ -18,5 +18,19 @@ export { isBlockedAddress } from "./is_blocked_address.ts";
 export { isBlockedHostname } from "./is_blocked_hostname.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
 export { safeFetchJson, type SafeJson } from "./safe_fetch_json.ts";
+export { safeFetchCardJson } from "./safe_fetch_card_json.ts";
+export {
+  checkEndpointUrl,
+  type CheckEndpointUrlOptions,
+  isMetadataHost,
+} from "./check_endpoint_url.ts";
+export {
+  type IpGroups,
+  ipInRange,
+  type IpRange,
+  isMappedIpv4,
+  parseIpAddress,
+  parseIpRange,
+} from "./ip_range.ts";
 export type { PinnedRequest, RawResponse, Requester } from "./requester.ts";
 export { nodeRequest } from "./node_request.ts";

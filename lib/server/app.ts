@@ -19,6 +19,8 @@ import {
 import { agentDetail, installAgent, publishAgent, syncAgentVersion } from "./agents.ts";
 import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
+import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
+import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
 import { importCard, listImports, removeImport, reviewEntry } from "./imports.ts";
 import { decodePageToken, encodePageToken, fingerprint, searchEntries } from "./search.ts";
 import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
@@ -27,17 +29,33 @@ import type { RegistryState } from "./state.ts";
 import { parseBody } from "./_body.ts";
 import { adminRoutes } from "./admin_routes.ts";
 
+/** Per-minute budgets; see {@linkcode RegistryAppOptions.rateLimit}. */
+export interface RateLimitOptions {
+  /** Searches per caller a minute. @default 60 */
+  search?: number;
+  /** Card imports per caller a minute. @default 20 */
+  import?: number;
+  /** Failed sign-ins (bad or unknown API key) per client address a minute. @default 10 */
+  authFailures?: number;
+  /** Most callers tracked per budget; the oldest are forgotten beyond it. @default 10_000 */
+  maxKeys?: number;
+}
+
 /** Options for {@linkcode createRegistryApp}. */
 export interface RegistryAppOptions {
   /** Treat unauthenticated calls as the local admin (in-process use only). @default false */
   localAdmin?: boolean;
-  /** Per-caller request budgets per minute; false turns them off. @default true */
-  rateLimit?: boolean;
+  /**
+   * Per-caller request budgets per minute, keyed on the signed-in user, else on the client
+   * address (the socket's peer, or the client a trusted proxy forwards for; `local` in
+   * process). `false` turns every budget off, failed sign-ins included. @default true
+   */
+  rateLimit?: boolean | RateLimitOptions;
 }
 
-type Env = { Variables: { viewer: Viewer } };
+type Env = { Variables: { viewer: Viewer; client: string } };
 
-const LIMITS = { search: 60, import: 20 } as const;
+const DEFAULT_LIMITS = { search: 60, import: 20, authFailures: 10 } as const;
 
 /** Builds the registry app over an open database. */
 export function createRegistryApp(
@@ -45,20 +63,17 @@ export function createRegistryApp(
   options: RegistryAppOptions = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
-  const budgets = new Map<string, { windowStart: number; used: number }>();
+  const limiters = createLimiters(state, options.rateLimit);
 
-  const spend = (viewer: Viewer, bucket: keyof typeof LIMITS, c: HonoContext) => {
-    if (options.rateLimit === false) return;
-    const key = `${bucket}:${viewer.userId || c.req.header("x-forwarded-for") || "anon"}`;
-    const now = state.clock.now().getTime();
-    const b = budgets.get(key);
-    if (!b || now - b.windowStart >= 60_000) {
-      budgets.set(key, { windowStart: now, used: 1 });
-      return;
-    }
-    if (++b.used > LIMITS[bucket]) {
-      throw new ObservalError("RESOURCE_EXHAUSTED", "Too many requests; slow down", {
-        remediation: `At most ${LIMITS[bucket]} ${bucket} requests a minute are accepted`,
+  const spend = (c: HonoContext<Env>, bucket: "search" | "import") => {
+    const limiter = limiters?.[bucket];
+    if (!limiter) return;
+    const viewer = c.get("viewer");
+    const key = viewer.anonymous ? `client:${c.get("client")}` : `user:${viewer.userId}`;
+    const decision = limiter.take(key);
+    if (!decision.allowed) {
+      throw tooMany(c, decision.retryAfterMs, "Too many requests; slow down", {
+        remediation: `At most ${limiter.limit} ${bucket} requests a minute are accepted`,
       });
     }
   };
@@ -83,17 +98,40 @@ export function createRegistryApp(
 
   // Identify the caller once; a bad key is refused even on routes that allow anonymity.
   app.use("*", async (c, next) => {
+    const peer = peerAddress(c.env);
+    const forwarded = c.req.header("x-forwarded-for");
+    const proxies = peer && forwarded
+      ? trustedProxyRanges(state.settings()["deployment.trusted_proxies"])
+      : [];
+    const client = clientKey(peer, forwarded, proxies);
+    c.set("client", client);
     const auth = c.req.header("authorization");
     let viewer: Viewer = ANONYMOUS;
     if (auth) {
-      const m = /^Bearer\s+(\S+)$/i.exec(auth);
-      if (!m) {
-        throw new ObservalError(
-          "UNAUTHENTICATED",
-          "The Authorization header must be `Bearer <key>`",
-        );
+      // Guessing keys costs a budget per client address; once it is spent even a right
+      // key is refused until the window ends, so the answer leaks nothing.
+      const failures = limiters?.authFailures;
+      const blocked = failures?.check(client);
+      if (blocked && !blocked.allowed) {
+        throw tooMany(c, blocked.retryAfterMs, "Too many failed sign-ins from your address", {
+          remediation: `Wait ${
+            Math.ceil(blocked.retryAfterMs / 1000)
+          } s, then retry with a valid API key`,
+        });
       }
-      viewer = authenticate(state.db, m[1]);
+      try {
+        const m = /^Bearer\s+(\S+)$/i.exec(auth);
+        if (!m) {
+          throw new ObservalError(
+            "UNAUTHENTICATED",
+            "The Authorization header must be `Bearer <key>`",
+          );
+        }
+        viewer = authenticate(state.db, m[1]);
+      } catch (err) {
+        failures?.take(client);
+        throw err;
+      }
     } else if (options.localAdmin) {
       viewer = localAdmin(state.db, isoSeconds(state.clock.now()));
     }
@@ -146,7 +184,7 @@ export function createRegistryApp(
 
   app.post("/api/v1/ard/search", async (c) => {
     const viewer = c.get("viewer");
-    spend(viewer, "search", c);
+    spend(c, "search");
     const body = await parseBody(c, SearchRequestSchema);
     if (!body.query.text.trim() && !body.query.filter) {
       throw new ObservalError("INVALID_ARGUMENT", "query.text is empty", {
@@ -240,7 +278,7 @@ export function createRegistryApp(
 
   app.post("/api/v1/ard/imports/a2a", async (c) => {
     const viewer = c.get("viewer");
-    spend(viewer, "import", c);
+    spend(c, "import");
     const body = await parseBody(c, ImportA2aRequestSchema);
     const out = await importCard(state, viewer, body);
     c.header("Cache-Control", "no-store");
@@ -309,6 +347,38 @@ export function createRegistryApp(
   app.route("/api/v1/admin", adminRoutes(state));
 
   return app;
+}
+
+type Limiters = Record<"search" | "import" | "authFailures", RateLimiter & { limit: number }>;
+
+/** One limiter per budget, so a flood against one cannot evict the others' counts. */
+function createLimiters(
+  state: RegistryState,
+  option: RegistryAppOptions["rateLimit"],
+): Limiters | undefined {
+  if (option === false) return undefined;
+  const given = option === true || option === undefined ? {} : option;
+  const make = (bucket: keyof typeof DEFAULT_LIMITS) => {
+    const limit = given[bucket] ?? DEFAULT_LIMITS[bucket];
+    const limiter = createRateLimiter({
+      limit,
+      maxKeys: given.maxKeys,
+      now: () => state.clock.now().getTime(),
+    });
+    return Object.assign(limiter, { limit });
+  };
+  return { search: make("search"), import: make("import"), authFailures: make("authFailures") };
+}
+
+/** A 429 with `Retry-After`, so well-behaved clients know when to come back. */
+function tooMany(
+  c: HonoContext,
+  retryAfterMs: number,
+  message: string,
+  options: { remediation: string },
+): ObservalError {
+  c.header("Retry-After", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  return new ObservalError("RESOURCE_EXHAUSTED", message, options);
 }
 
 /** `filter` on the list route: only `type = '<media type>'` is understood. */

@@ -7,14 +7,21 @@ import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   A2A_AGENT_CARD_MEDIA_TYPE,
+  type AgentCard,
   callableInterface,
   cardDigest,
   cardIdentifier,
+  cardInterfaces,
   importedCardDocument,
   parseAgentCard,
   verifyCardSignatures,
 } from "../a2a/mod.ts";
-import { normalizeCardUrl, safeFetchJson } from "../net/mod.ts";
+import {
+  checkEndpointUrl,
+  normalizeCardUrl,
+  safeFetchCardJson,
+  safeFetchJson,
+} from "../net/mod.ts";
 import { transaction } from "../sqlite/mod.ts";
 import {
   entryNotFound,
@@ -32,20 +39,23 @@ import { publisherDomain } from "./settings.ts";
 import type { ImportA2aRequest, ReviewRequest } from "../registry/schemas.ts";
 import type { RegistryState } from "./state.ts";
 
-/** Fetches, parses and (if signed) verifies a card. Nothing is written. */
+/**
+ * Fetches, parses and (if signed) verifies a card, and puts every URL it will be called
+ * at through the card-URL rules. Nothing is written.
+ */
 async function fetchCard(state: RegistryState, cardUrl: string) {
   const settings = state.settings();
-  const fetchOptions = {
-    allowPrivateHosts: settings["discovery.a2a_private_hosts"],
-    resolve: state.resolve,
-  };
-  const { json } = await safeFetchJson(cardUrl, { ...fetchOptions, label: "Agent Card" });
+  const allowPrivateHosts = settings["discovery.a2a_private_hosts"];
+  const fetchOptions = { allowPrivateHosts, resolve: state.resolve };
+  const { json } = await safeFetchCardJson(cardUrl, { ...fetchOptions, label: "Agent Card" });
   const card = parseAgentCard(json);
+  checkCardEndpoints(card, allowPrivateHosts);
   const signature = await verifyCardSignatures(card, {
     trustedKeys: settings["signing.trusted_keys"],
     // A key set the card points at proves something only when the card's own host
     // publishes it; keys from anywhere else must be configured by an admin.
     fetchJwks: async (jku: string) => {
+      checkEndpointUrl(jku, { allowPrivateHosts, label: "the card's signing key set (jku)" });
       if (!URL.canParse(jku) || new URL(jku).hostname !== new URL(cardUrl).hostname) {
         throw new ObservalError(
           "INVALID_AGENT_CARD",
@@ -60,6 +70,30 @@ async function fetchCard(state: RegistryState, cardUrl: string) {
     },
   });
   return { card, signature, raw: json };
+}
+
+/**
+ * Every endpoint the card lists (the one pinned as `obs:a2aInterface` and the others)
+ * must pass the rules its card URL passed, so an approved card cannot send delegated
+ * work to a private address or a metadata service. Names are resolved and pinned later,
+ * by whoever calls the endpoint.
+ */
+function checkCardEndpoints(card: AgentCard, allowPrivateHosts: readonly string[]): void {
+  for (const iface of cardInterfaces(card)) {
+    try {
+      checkEndpointUrl(iface.url, {
+        allowPrivateHosts,
+        label: `the card's ${iface.protocolBinding} interface`,
+      });
+    } catch (err) {
+      if (!(err instanceof ObservalError)) throw err;
+      throw new ObservalError("INVALID_AGENT_CARD", err.message, {
+        remediation: err.remediation,
+        resource: err.resource,
+        cause: err,
+      });
+    }
+  }
 }
 
 /** Registers (or refreshes) a card. Returns the stored document and whether it is new. */

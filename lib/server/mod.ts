@@ -12,7 +12,13 @@ import { readSettings } from "./settings.ts";
 import { registerSearchFunctions } from "./search.ts";
 import type { RegistryState } from "./state.ts";
 
-export { createRegistryApp, type RegistryAppOptions } from "./app.ts";
+export { createRegistryApp, type RateLimitOptions, type RegistryAppOptions } from "./app.ts";
+export {
+  createRateLimiter,
+  type RateDecision,
+  type RateLimiter,
+  type RateLimiterOptions,
+} from "./rate_limiter.ts";
 export type { RegistryState } from "./state.ts";
 export { readSettings, SETTINGS, type Settings, writeSetting } from "./settings.ts";
 export { createUser, issueKey, type UserRole } from "./identity.ts";

@@ -198,6 +198,9 @@ Deno.test("delegate run: a token is never sent over plain http to a non-loopback
     securitySchemes: { type: "bearer", token: "s3cret" },
     cardOverride: (card) =>
       JSON.parse(JSON.stringify(card).replaceAll("http://127.0.0.1:", "http://agent.test:")),
+    // Import lets a plain-http endpoint in only from an allowlisted host; the token rule
+    // must still keep the token off the wire when the worker calls it.
+    privateHosts: "127.0.0.1,agent.test",
   });
   try {
     const r = await pg.json(["delegate", "run", pg.identifier, "Hi", "--wait", "60"], {

@@ -63,3 +63,25 @@ Deno.test("registry serve: keys made locally authenticate CLI calls over HTTP", 
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+Deno.test("registry serve: warns on stderr that it serves plain HTTP off the loopback", async () => {
+  const home = mkdtempSync(join(tmpdir(), "observal-serve-"));
+  const env = { OBSERVAL_HOME: home, HOME: home };
+  const open = spawnObserval(["registry", "serve", "--host", "0.0.0.0", "--port", "0"], env);
+  const local = spawnObserval(["registry", "serve", "--port", "0"], env);
+  try {
+    assert.match(await open.firstLine, /^listening http:\/\/0\.0\.0\.0:\d+$/);
+    assert.match(await local.firstLine, /^listening http:\/\/127\.0\.0\.1:\d+$/);
+    // Stopping first lets the whole of stderr arrive.
+    assert.equal(await open.stop(), 0, open.stderr());
+    assert.equal(await local.stop(), 0, local.stderr());
+    assert.match(open.stderr(), /Warning: serving plain HTTP on 0\.0\.0\.0/);
+    assert.match(open.stderr(), /TLS-terminating reverse proxy/);
+    assert.match(open.stderr(), /deployment\.trusted_proxies/);
+    assert.doesNotMatch(local.stderr(), /Warning/);
+  } finally {
+    await open.stop();
+    await local.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+});

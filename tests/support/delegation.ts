@@ -51,7 +51,12 @@ export interface Playground {
 }
 
 export async function playground(
-  options: TestAgentOptions & { protocol?: "1.0" | "0.3"; approve?: boolean } = {},
+  options: TestAgentOptions & {
+    protocol?: "1.0" | "0.3";
+    approve?: boolean;
+    /** discovery.a2a_private_hosts while importing. @default "127.0.0.1" */
+    privateHosts?: string;
+  } = {},
 ): Promise<Playground> {
   const home = mkdtempSync(join(tmpdir(), "observal-deleg-"));
   const env: Env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1", RUST_BACKTRACE: "0" };
@@ -63,7 +68,9 @@ export async function playground(
   let identifier = "";
   let digest = "";
   try {
-    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
+    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", {
+      value: options.privateHosts ?? "127.0.0.1",
+    });
     const doc = await admin.submitCard({ cardUrl: agent.cardUrl, visibility: "public" });
     identifier = String(doc.identifier);
     digest = String(doc["obs:artifactDigest"]);

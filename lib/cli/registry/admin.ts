@@ -184,7 +184,7 @@ const settingsGroup: Group = {
       summary: "Change one setting",
       args: ["key", "value"],
       details:
-        "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`.",
+        "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`; booleans are `true` or `false`.",
       async run(inv, ctx) {
         const out = await withClient(
           ctx,
