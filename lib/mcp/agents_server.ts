@@ -5,11 +5,15 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
+import { z } from "zod";
 import type { Clock, Writer } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { Caller, DelegationService } from "../delegation/mod.ts";
 import { cancelTaskInput, delegateInput, findAgentsInput, getTaskInput } from "./_inputs.ts";
+import { routeToolCalls, type ToolRoute } from "./_tool_calls.ts";
 import { toolResult } from "./_tool_result.ts";
 import { summarize } from "./summarize.ts";
 
@@ -30,6 +34,14 @@ export interface AgentsServerOptions {
   stderr?: Writer;
 }
 
+/** How a tool is advertised in `tools/list`. */
+interface ToolConfig<Shape extends z.ZodRawShape> {
+  title: string;
+  description: string;
+  inputSchema: Shape;
+  annotations?: ToolAnnotations;
+}
+
 const INSTRUCTIONS =
   `observal-agents lets you hand part of your task to an approved specialist agent.
 When a self-contained piece of work would be done better by a specialist, call find_agents with \
@@ -44,7 +56,9 @@ const NO_MATCH = "No approved agent in the registry matches that task. Do it you
 
 /**
  * Builds the `observal-agents` server with its tools: `find_agents`, `delegate`, `get_task`
- * and `cancel_task`. Connect it to a transport to serve it.
+ * and `cancel_task`. Connect it to a transport to serve it. Arguments that do not fit a
+ * tool's schema get a JSON-RPC -32602 error with a one-line message; refusals from the
+ * service become `isError` results that say what to do next.
  *
  * @param options the service, the caller and the clock the tools use
  * @returns a server not yet connected
@@ -63,66 +77,73 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
     { instructions: INSTRUCTIONS },
   );
 
-  server.registerTool("find_agents", {
+  const routes = new Map<string, ToolRoute>();
+  /** Advertises a tool through the SDK and routes its calls through our handler. */
+  function addTool<Shape extends z.ZodRawShape>(
+    name: string,
+    config: ToolConfig<Shape>,
+    work: (args: z.output<z.ZodObject<Shape>>) => Promise<string>,
+  ): void {
+    const run = (args: z.output<z.ZodObject<Shape>>) => toolResult(name, stderr, () => work(args));
+    // The SDK cannot relate its argument type to a generic shape; both come from `Shape`.
+    server.registerTool(name, config, run as never);
+    routes.set(name, {
+      input: z.object(config.inputSchema),
+      run: (args) => run(args as z.output<z.ZodObject<Shape>>),
+    });
+  }
+
+  addTool("find_agents", {
     title: "Find agents",
     description: "List approved agents that could take a self-contained part of your task, " +
       "best match first. Pass an identifier from the result to delegate.",
     inputSchema: findAgentsInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, (args) =>
-    toolResult("find_agents", stderr, async () => {
-      const agents = await service.find(args.task, args.limit);
-      return agents.length === 0 ? NO_MATCH : JSON.stringify({ agents }, null, 2);
-    }));
+  }, async (args) => {
+    const agents = await service.find(args.task, args.limit);
+    return agents.length === 0 ? NO_MATCH : JSON.stringify({ agents }, null, 2);
+  });
 
-  server.registerTool("delegate", {
+  addTool("delegate", {
     title: "Delegate",
     description: "Hand a self-contained task to an agent from find_agents, or answer a task " +
       "that asked for input (pass its task_id). The message must be a complete brief: the " +
       "agent does not see this conversation. Registry agents work in a throwaway copy; file " +
       "changes come back as a patch that is NOT applied. Returns the task's state and results.",
     inputSchema: delegateInput,
-  }, (args) =>
-    toolResult("delegate", stderr, async () => {
-      const since = clock.now();
-      const waitSeconds = args.wait_seconds;
-      if (args.task_id) {
-        return summarize(await service.reply(args.task_id, args.message, { waitSeconds, since }));
-      }
-      if (!args.agent) {
-        throw new ObservalError("INVALID_ARGUMENT", "delegate needs an agent to start a task", {
-          remediation: "Pass the agent identifier from find_agents (urn:air:...) as `agent`, " +
-            "or pass `task_id` to answer a task that is waiting for input",
-        });
-      }
-      return summarize(
-        await service.start(args.agent, args.message, { caller, waitSeconds, since }),
-      );
-    }));
+  }, async (args) => {
+    const since = clock.now();
+    const waitSeconds = args.wait_seconds;
+    if (args.task_id) {
+      return summarize(await service.reply(args.task_id, args.message, { waitSeconds, since }));
+    }
+    if (!args.agent) {
+      throw new ObservalError("INVALID_ARGUMENT", "delegate needs an agent to start a task", {
+        remediation: "Pass the agent identifier from find_agents (urn:air:...) as `agent`, " +
+          "or pass `task_id` to answer a task that is waiting for input",
+      });
+    }
+    return summarize(await service.start(args.agent, args.message, { caller, waitSeconds, since }));
+  });
 
-  server.registerTool("get_task", {
+  addTool("get_task", {
     title: "Get task",
     description: "Show a delegated task's state and results; with wait_seconds, wait for it " +
       "to finish first.",
     inputSchema: getTaskInput,
     annotations: { readOnlyHint: true },
-  }, (args) =>
-    toolResult("get_task", stderr, async () => {
-      const since = clock.now();
-      return summarize(await service.wait(args.task_id, args.wait_seconds, { since }));
-    }));
+  }, async (args) => {
+    const since = clock.now();
+    return summarize(await service.wait(args.task_id, args.wait_seconds, { since }));
+  });
 
-  server.registerTool(
-    "cancel_task",
-    {
-      title: "Cancel task",
-      description: "Cancel a delegated task you no longer need. Returns its final state.",
-      inputSchema: cancelTaskInput,
-      annotations: { destructiveHint: true, idempotentHint: true },
-    },
-    (args) =>
-      toolResult("cancel_task", stderr, async () => summarize(await service.cancel(args.task_id))),
-  );
+  addTool("cancel_task", {
+    title: "Cancel task",
+    description: "Cancel a delegated task you no longer need. Returns its final state.",
+    inputSchema: cancelTaskInput,
+    annotations: { destructiveHint: true, idempotentHint: true },
+  }, async (args) => summarize(await service.cancel(args.task_id)));
 
+  routeToolCalls(server, routes);
   return server;
 }

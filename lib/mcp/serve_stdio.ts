@@ -4,29 +4,36 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
+import type { Writer } from "../core/mod.ts";
+import { StdioTransport } from "./stdio_transport.ts";
 
 /** Options for {@linkcode serveStdio}. */
 export interface ServeStdioOptions {
-  /** Where requests arrive. @default process.stdin */
-  stdin?: Readable;
+  /** Where requests arrive: a stream or a file descriptor. @default 0 (the process's stdin) */
+  stdin?: Readable | number;
   /** Where protocol messages go, and nothing else. @default process.stdout */
   stdout?: Writable;
-  /** Stops serving when aborted (a signal to the process, say). */
+  /** Where rejected lines and transport failures are logged. @default process.stderr */
+  stderr?: Writer;
+  /** Lines longer than this many bytes are refused. @default MAX_LINE_BYTES */
+  maxLineBytes?: number;
+  /**
+   * Stops serving when aborted (a signal to the process, say). A read of the default stdin
+   * that is under way still holds the process until input arrives or stdin ends.
+   */
   signal?: AbortSignal;
 }
 
 /**
  * Connects `server` to stdio and resolves once the client disconnects (stdin ends), the
- * server closes, or `signal` aborts; the server is closed by then. The SDK's transport does
- * not watch for the end of stdin itself, and a server that outlives its client would hold
- * its task store open for nothing.
+ * server closes, or `signal` aborts; the server is closed by then. A server that outlived
+ * its client would hold its task store open for nothing. Lines that are not JSON-RPC
+ * messages are answered with errors (see {@linkcode StdioTransport}) and logged.
  *
  * @param server an MCP server that is not connected yet
- * @param options the streams to use and a signal to stop early
+ * @param options the streams to use, the line cap and a signal to stop early
  *
  * @example
  * ```ts ignore
@@ -37,22 +44,27 @@ export async function serveStdio(
   server: McpServer,
   options: ServeStdioOptions = {},
 ): Promise<void> {
-  const stdin = options.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  if (options.signal?.aborted) return;
+  const stderr = options.stderr ?? { write: (t: string) => void process.stderr.write(t) };
+  const transport = new StdioTransport({
+    stdin: options.stdin,
+    stdout: options.stdout,
+    maxLineBytes: options.maxLineBytes,
+  });
   const { promise: done, resolve } = Promise.withResolvers<void>();
   const stop = () => resolve();
-  stdin.once("end", stop);
-  stdin.once("close", stop);
   options.signal?.addEventListener("abort", stop, { once: true });
   server.server.onclose = stop;
+  server.server.onerror = (err) => stderr.write(`observal-agents: ${oneLine(err.message)}\n`);
   try {
-    if (options.signal?.aborted) return;
     await server.connect(transport);
     await done;
   } finally {
-    stdin.off("end", stop);
-    stdin.off("close", stop);
     options.signal?.removeEventListener("abort", stop);
     await server.close();
   }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
 }

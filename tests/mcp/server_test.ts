@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Task } from "../../lib/a2a/mod.ts";
 import type { Env } from "../../lib/core/mod.ts";
 import { INPUT_QUESTION } from "../support/a2a_agents.ts";
@@ -145,8 +147,14 @@ Deno.test("observal delegate mcp turns refusals into tool errors that say what t
     assert.equal(empty.isError, true);
     assert.match(empty.text, /complete brief/);
 
-    const bad = await s.call("get_task", { task_id: "x", wait_seconds: "soon" });
-    assert.equal(bad.isError, true, "a non-number wait is a validation error");
+    // Arguments the schema refuses are a protocol error the client sees, not a tool result.
+    await assert.rejects(s.call("get_task", { task_id: "x", wait_seconds: "soon" }), (err) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.equal(err.code, ErrorCode.InvalidParams);
+      assert.match(err.message, /`wait_seconds` must be a whole number, not the string "soon"/);
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
 
     const limited = await deep.call("delegate", { agent: pg.identifier, message: "Go deeper" });
     assert.equal(limited.isError, true);
