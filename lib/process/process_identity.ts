@@ -1,0 +1,174 @@
+/**
+ * Telling one process from another that later got the same pid. A pid alone is reused
+ * by the OS; a pid together with its start time is not. We record the start time when we
+ * spawn a child and compare it before we ever signal that pid again.
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, readlinkSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+import process from "node:process";
+import { sendSignal } from "./_signal.ts";
+
+/** What identifies a running process across pid reuse. */
+export interface ProcessIdentity {
+  /** An opaque token for the process's start; equal tokens mean the same process. */
+  startTime: string;
+  /** The process's working directory, where the OS tells it. */
+  cwd?: string;
+}
+
+/** Options for {@linkcode processIdentity}. */
+export interface IdentityOptions {
+  /** @default process.platform */
+  platform?: NodeJS.Platform;
+}
+
+/**
+ * Whether a process with this pid is running (a signal-0 probe; no permission counts as
+ * yes). A zombie, which has exited and only waits for its parent, does not count.
+ */
+export function pidExists(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (sendSignal(pid, 0) === "gone") return false;
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat === undefined ||
+    stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+/**
+ * Reads a file under /proc. Deno refuses /proc reads to any process without full
+ * permissions, so a fenced worker asks cat(1) instead (allowed to it by name); both
+ * ways read the same data, so a start time recorded one way matches the other.
+ */
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as Error).name !== "NotCapable") return undefined;
+    return run("cat", [path]);
+  }
+}
+
+function readProcLink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch (err) {
+    if ((err as Error).name !== "NotCapable") return undefined;
+    return run("readlink", [path])?.replace(/\n$/, "");
+  }
+}
+
+function linuxIdentity(pid: number): ProcessIdentity | undefined {
+  const stat = readProc(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  // The command name (field 2) is in parentheses and may contain spaces or parentheses,
+  // so fields are counted from the last ")". Field 22 is the start time in clock ticks.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = fields[19];
+  if (!ticks || !/^\d+$/.test(ticks)) return undefined;
+  // Ticks count from boot; the boot id keeps a token from matching after a reboot.
+  const boot = readProc("/proc/sys/kernel/random/boot_id")?.trim() ?? "";
+  // Unreadable for another user's process, or one that just exited.
+  const cwd = readProcLink(`/proc/${pid}/cwd`);
+  return { startTime: `linux:${boot}:${ticks}`, cwd };
+}
+
+function run(command: string, args: string[]): string | undefined {
+  try {
+    const r = spawnSync(command, args, { encoding: "utf8", timeout: 10_000, windowsHide: true });
+    // Under a permission sandbox a refused program reports no status at all.
+    return r.status === 0 && typeof r.stdout === "string" ? r.stdout : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function macIdentity(pid: number): ProcessIdentity | undefined {
+  const started = run("ps", ["-o", "lstart=", "-p", String(pid)])?.trim();
+  if (!started) return undefined;
+  // lsof is optional; without it the start time alone identifies the process.
+  const lsof = run("lsof", ["-a", "-p", String(pid), "-d", "cwd", "-Fn"]);
+  const cwd = lsof?.split("\n").find((l) => l.startsWith("n"))?.slice(1);
+  return { startTime: `darwin:${started}`, cwd: cwd || undefined };
+}
+
+function windowsIdentity(pid: number): ProcessIdentity | undefined {
+  const ticks = run("powershell.exe", [
+    "-NoProfile",
+    "-NonInteractive",
+    "-Command",
+    `(Get-Process -Id ${pid} -ErrorAction Stop).StartTime.ToUniversalTime().Ticks`,
+  ])?.trim();
+  return ticks && /^\d+$/.test(ticks) ? { startTime: `win32:${ticks}` } : undefined;
+}
+
+/**
+ * The identity of a running process, or undefined when it is not running or the OS will
+ * not say. Linux reads /proc; macOS asks `ps` (and `lsof` for the cwd); Windows asks
+ * PowerShell for the start time.
+ *
+ * @param pid the process id
+ * @param options the platform (tests may pretend)
+ * @returns its start-time token and, where known, its cwd
+ *
+ * @example
+ * ```ts
+ * import process from "node:process";
+import { sendSignal } from "./_signal.ts";
+ * processIdentity(process.pid)?.startTime; // e.g. "linux:2f0c…:123456"
+ * ```
+ */
+export function processIdentity(
+  pid: number,
+  options: IdentityOptions = {},
+): ProcessIdentity | undefined {
+  if (!pidExists(pid)) return undefined;
+  switch (options.platform ?? process.platform) {
+    case "linux":
+      return linuxIdentity(pid);
+    case "darwin":
+      return macIdentity(pid);
+    case "win32":
+      return windowsIdentity(pid);
+    default:
+      return undefined;
+  }
+}
+
+/** What a recorded process is now. */
+export type ProcessMatch =
+  /** The same process is still running. */
+  | "ours"
+  /** No process has that pid any more. */
+  | "gone"
+  /** Something runs under that pid, but it cannot be proven to be the recorded process. */
+  | "unproven";
+
+/**
+ * Compares a live pid with what was recorded when it was spawned: the start time must be
+ * equal and, where the OS reports a cwd, it must lie inside `withinDir`.
+ *
+ * @param pid the recorded pid
+ * @param recorded the start-time token recorded at spawn
+ * @param withinDir the folder the process was started in (its workspace), if any
+ * @returns "ours", "gone" or "unproven"
+ */
+export function matchProcess(
+  pid: number,
+  recorded: string | undefined,
+  withinDir?: string,
+  options: IdentityOptions = {},
+): ProcessMatch {
+  if (!pidExists(pid)) return "gone";
+  const now = processIdentity(pid, options);
+  if (!now) return pidExists(pid) ? "unproven" : "gone";
+  if (!recorded || now.startTime !== recorded) return "unproven";
+  if (withinDir && now.cwd !== undefined && !isInside(now.cwd, withinDir)) return "unproven";
+  return "ours";
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
+}
