@@ -6,6 +6,7 @@ import { CATEGORIES, type Context, runtimeName, toObservalError, VERSION } from 
 import { dispatch, type Group } from "./command.ts";
 import { registryGroup } from "./registry/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
+import { agentGroup } from "./agent/mod.ts";
 import { TASK_EXIT } from "./delegate/print.ts";
 import { paint, say } from "./output.ts";
 
@@ -35,6 +36,7 @@ Environment: OBSERVAL_HOME (default ~/.observal), OBSERVAL_SERVER_URL, OBSERVAL_
 Run \`observal help exit-codes\` for exit codes.`,
   commands: [
     delegateGroup,
+    agentGroup,
     registryGroup,
     { name: "help", summary: "Help topics", commands: [exitCodes] },
   ],

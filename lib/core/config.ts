@@ -12,6 +12,12 @@ import { ObservalError } from "./errors.ts";
 export const ConfigSchema = z.looseObject({
   server_url: z.string().url().optional(),
   api_key: z.string().min(1).optional(),
+  /** The agent Pi runs as, set by `observal agent pull --harness pi` (read for attribution). */
+  active_agent: z.looseObject({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    version: z.string().min(1),
+  }).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

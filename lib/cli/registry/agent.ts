@@ -1,7 +1,9 @@
 /** `observal registry agent`: publish, review and render registry Agents. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ObservalError } from "../../core/mod.ts";
+import { type Context, ObservalError } from "../../core/mod.ts";
+import { getHarness, InstallResponseSchema, planSnippet } from "../../harness/mod.ts";
+import { commandLine } from "../agent/print.ts";
 import { type Command, type Group, str } from "../command.ts";
 import { printJson, say } from "../output.ts";
 import { reviewBody, reviewFlags, visibilityBody, visibilityFlags } from "./a2a.ts";
@@ -114,9 +116,61 @@ const install: Command = {
           version: str(inv, "version"),
         }),
     );
-    printJson(ctx, out);
+    if (inv.json) return printJson(ctx, out);
+    printInstall(ctx, inv.args.agent, scope, out);
   },
 };
+
+/** The install response for people: each file, what would happen to it, and its content. */
+function printInstall(ctx: Context, ref: string, scope: string, raw: unknown): void {
+  const parsed = InstallResponseSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ObservalError("NETWORK", "The registry sent an unexpected install response", {
+      remediation: "Check that observal and the registry are the same version, or pass --json",
+    });
+  }
+  const response = parsed.data;
+  const facts = getHarness(response.harness);
+  const plan = planSnippet(response.config_snippet);
+  say(
+    ctx,
+    `${ref} ${response.version} for ${facts.display_name} at ${scope} scope would write ${plan.files.length} file(s). Nothing was written.`,
+  );
+  for (const file of plan.files) {
+    const action = file.merge
+      ? "merged into the existing file: same-named entries replaced, everything else kept"
+      : "created, or replaces the existing file";
+    say(ctx);
+    say(ctx, `==> ${file.path} (${action})`);
+    ctx.io.stdout.write(file.text.endsWith("\n") ? file.text : `${file.text}\n`);
+  }
+  if (plan.setupCommands.length) {
+    say(ctx);
+    say(ctx, "Setup commands (run without a shell in the project directory):");
+    for (const command of plan.setupCommands) say(ctx, `  ${commandLine(command)}`);
+  }
+  if (plan.unwrittenServers.length) {
+    say(
+      ctx,
+      `MCP servers registered by those commands, not written to a file: ${
+        plan.unwrittenServers.join(", ")
+      }`,
+    );
+  }
+  const warnings = [...response.warnings, ...plan.warnings];
+  if (warnings.length) {
+    say(ctx);
+    say(ctx, "Warnings:");
+    for (const w of warnings) say(ctx, `  ! ${w}`);
+  }
+  say(ctx);
+  say(
+    ctx,
+    `To install: observal agent pull ${ref} --harness ${response.harness}${
+      facts.scope_labels ? ` --scope ${scope}` : ""
+    }`,
+  );
+}
 
 export const agentGroup: Group = {
   name: "agent",
