@@ -266,6 +266,8 @@ const copilotCli: Renderer = (input) => {
               type: "stdio",
               command: e.command,
               args: e.args,
+              // Copilot CLI refuses a profile whose servers do not list their tools.
+              tools: ["*"],
             }))
             : undefined,
         },

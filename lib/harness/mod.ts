@@ -73,3 +73,32 @@ export {
   InstallResponseSchema,
 } from "./install_response.ts";
 export { toToml } from "./to_toml.ts";
+export { type InstallPath, type InstallPathOptions, resolveInstallPath } from "./install_path.ts";
+export {
+  type FileStatus,
+  planSnippet,
+  type SetupCommandResult,
+  type SnippetFilePlan,
+  type SnippetPlan,
+  writeFileAtomic,
+  writeSnippet,
+  type WriteSnippetOptions,
+  type WriteSnippetResult,
+  type WrittenFile,
+} from "./write_snippet.ts";
+export {
+  type HeadlessAdapter,
+  headlessAdapter,
+  type HeadlessOutput,
+  type HeadlessPlan,
+  type HeadlessRequest,
+  type HeadlessResult,
+  inlinePrompt,
+  MAX_ARG_BYTES,
+  MAX_WINDOWS_COMMAND_CHARS,
+  parseHeadlessOutput,
+  planHeadlessRun,
+  stdinHarnessNames,
+  stripAnsi,
+} from "./headless.ts";
+export { piAgentDir, type PiTrust, piTrust } from "./pi_trust.ts";

@@ -42,7 +42,7 @@ Deno.test("loadHarnessRegistry() records the headless facts delegation needs", (
     pi: "pi",
   });
   const onStdin = registry.harnesses.filter((h) => h.headless.task_on_stdin).map((h) => h.key);
-  assert.deepEqual(onStdin, ["claude-code", "pi"]);
+  assert.deepEqual(onStdin, ["claude-code", "opencode", "pi"]);
   const withAgentFlag = registry.harnesses.filter((h) => h.headless.agent_flag).map((h) => h.key);
   assert.deepEqual(withAgentFlag, ["kiro", "claude-code", "copilot-cli", "opencode"]);
   for (const h of registry.harnesses) {

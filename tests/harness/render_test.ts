@@ -420,16 +420,23 @@ Deno.test("renderInstall() registers Claude Code servers with claude mcp add", (
   assert.ok(warnings.some((w) => w.includes("GIT_SIGN_COMMITS")));
 });
 
-Deno.test("renderInstall() lists Copilot CLI servers in the profile and types them stdio", () => {
+Deno.test("renderInstall() lists Copilot CLI servers in the profile, typed stdio with their tools", () => {
   const { config_snippet: snippet } = renderInstall(options("copilot-cli", "project"));
   const { fields } = frontMatter(text(snippet.agent_profile));
   assert.deepEqual(fields.tools, ["*"]);
+  // Copilot CLI refuses a profile whose servers do not say which tools they offer.
   assert.deepEqual(fields["mcp-servers"], {
-    git: { type: "stdio", command: "npx", args: ["-y", "@cyanheads/git-mcp-server"] },
+    git: {
+      type: "stdio",
+      command: "npx",
+      args: ["-y", "@cyanheads/git-mcp-server"],
+      tools: ["*"],
+    },
     "observal-agents": {
       type: "stdio",
       command: "observal",
       args: ["delegate", "mcp", "--harness", "copilot-cli"],
+      tools: ["*"],
     },
   });
   const entry = servers("copilot-cli", snippet)["observal-agents"];

@@ -1,0 +1,356 @@
+/**
+ * One headless adapter per harness: the flags that start it non-interactively in the
+ * workspace with the agent's profile and MCP servers, and how its answer is read back.
+ * Every flag was checked against the CLI's `--help` at the version the tests pin
+ * (tests/support/harness_clis.ts; tests/e2e/harness_delegate_test.ts re-checks them) for
+ * Claude Code, Codex, Pi, OpenCode and Copilot CLI. Cursor, Kiro and Antigravity follow
+ * their documented flags and are not verified here.
+ * @module
+ */
+import { join } from "node:path";
+import type { HeadlessAdapter, HeadlessOutput, HeadlessResult } from "./headless.ts";
+import { inlinePrompt, stripAnsi } from "./headless.ts";
+import type { HarnessKey } from "./registry.ts";
+
+type Json = Record<string, unknown>;
+
+function jsonLines(text: string): Json[] {
+  const out: Json[] = [];
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (!t.startsWith("{")) continue;
+    try {
+      const v = JSON.parse(t);
+      if (v && typeof v === "object" && !Array.isArray(v)) out.push(v);
+    } catch { /* a log line */ }
+  }
+  return out;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** Text parts of a message's content array (`[{type: "text", text}]`). */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((c) => (c && typeof c === "object" && str((c as Json).text)) || "").join("");
+}
+
+/** `{"type":"result","result":...,"is_error":...,"session_id":...}`, as Claude and Cursor print. */
+function resultJson(output: HeadlessOutput, fallbackSession?: string): HeadlessResult {
+  const result = jsonLines(output.stdout).findLast((e) =>
+    e.result !== undefined || e.is_error !== undefined
+  );
+  if (!result) return { text: stripAnsi(output.stdout).trim(), sessionId: fallbackSession };
+  const text = typeof result.result === "string" ? result.result.trim() : "";
+  const sessionId = str(result.session_id) ?? str(result.sessionId) ?? fallbackSession;
+  if (result.is_error === true) {
+    return { text: "", sessionId, error: text || "The delegated session reported an error." };
+  }
+  return { text, sessionId };
+}
+
+function plainText(output: HeadlessOutput, sessionId?: string): HeadlessResult {
+  return { text: stripAnsi(output.stdout).trim(), sessionId };
+}
+
+/** A TOML value for a `-c key=value` override: JSON strings and arrays are valid TOML. */
+function tomlValue(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+const claudeCode: HeadlessAdapter = {
+  plan(r) {
+    const mcpConfig = join(r.scratch, "mcp.json");
+    const servers = Object.keys(r.mcpServers);
+    const argv = [
+      r.binary,
+      "-p",
+      "--agent",
+      r.agentName,
+      "--output-format",
+      "json",
+      // File edits and file commands inside the workspace are accepted; print mode denies
+      // every other tool call (curl, anything outside the workspace) that is not allowed.
+      "--permission-mode",
+      "acceptEdits",
+      "--session-id",
+      r.sessionId,
+      "--mcp-config",
+      mcpConfig,
+      "--strict-mcp-config",
+    ];
+    if (servers.length) argv.push("--allowedTools", servers.map((s) => `mcp__${s}`).join(","));
+    return {
+      argv,
+      // On stdin, a task that starts with "-" can never be read as a flag.
+      stdin: r.message,
+      files: [{
+        path: mcpConfig,
+        content: `${JSON.stringify({ mcpServers: r.mcpServers }, null, 2)}\n`,
+      }],
+      sessionId: r.sessionId,
+    };
+  },
+  parse: (output, plan) => resultJson(output, plan.sessionId),
+};
+
+const kiro: HeadlessAdapter = {
+  plan(r) {
+    const trusted = ["fs_read", "fs_write", ...Object.keys(r.mcpServers).map((s) => `@${s}`)];
+    return {
+      argv: [
+        r.binary,
+        "chat",
+        "--no-interactive",
+        "--agent",
+        r.agentName,
+        "--wrap",
+        "never",
+        `--trust-tools=${trusted.join(",")}`,
+        "--",
+        r.message,
+      ],
+      files: [],
+    };
+  },
+  parse: (output) => plainText(output),
+};
+
+const cursor: HeadlessAdapter = {
+  plan: (r) => ({
+    argv: [
+      r.binary,
+      "-p",
+      "--output-format",
+      "json",
+      "--trust",
+      "--approve-mcps",
+      "--sandbox",
+      "enabled",
+      "--workspace",
+      r.workdir,
+      "--",
+      inlinePrompt(r.agentName, r.instructions, r.message),
+    ],
+    files: [],
+  }),
+  parse: (output) => resultJson(output),
+};
+
+const codex: HeadlessAdapter = {
+  plan(r) {
+    const last = join(r.scratch, "last-message.txt");
+    // The agent's MCP servers, on the command line: exec never asks, so each is approved.
+    const mcp: string[] = [];
+    for (const [name, entry] of Object.entries(r.mcpServers)) {
+      const key = `mcp_servers.${name}`;
+      mcp.push("-c", `${key}.command=${tomlValue(entry.command)}`);
+      mcp.push("-c", `${key}.args=${tomlValue(entry.args)}`);
+      for (const [k, v] of Object.entries(entry.env ?? {})) {
+        mcp.push("-c", `${key}.env.${k}=${tomlValue(v)}`);
+      }
+      mcp.push("-c", `${key}.default_tools_approval_mode="approve"`);
+    }
+    return {
+      argv: [
+        r.binary,
+        "exec",
+        "--json",
+        "--cd",
+        r.workdir,
+        "--sandbox",
+        "workspace-write",
+        "--skip-git-repo-check",
+        "--output-last-message",
+        last,
+        // workspace-write also lets commands write /tmp and $TMPDIR unless told not to.
+        "-c",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "-c",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+        ...mcp,
+        "--",
+        inlinePrompt(r.agentName, r.instructions, r.message),
+      ],
+      files: [],
+      outputFile: last,
+    };
+  },
+  parse(output) {
+    const events = jsonLines(output.stdout);
+    // Codex has no flag to choose the session; the first event names it.
+    const sessionId = str(events.find((e) => e.type === "thread.started")?.thread_id);
+    const said = events.filter((e) =>
+      e.type === "item.completed" && (e.item as Json | undefined)?.type === "agent_message"
+    ).map((e) => str((e.item as Json).text) ?? "");
+    const text = (output.outputFileText ?? said.at(-1) ?? "").trim();
+    const failed = events.findLast((e) => e.type === "turn.failed" || e.type === "error");
+    if (!text && failed) {
+      const err = failed.error as Json | undefined;
+      return { text, sessionId, error: str(err?.message) ?? str(failed.message) };
+    }
+    return { text, sessionId };
+  },
+};
+
+/**
+ * What an OpenCode agent may run: file edits, and of the shell only `rm` inside the
+ * project; nothing outside it (`run` rejects anything that would ask).
+ */
+const OPENCODE_PERMISSION = {
+  bash: { "*": "deny", "rm *": "allow" },
+  webfetch: "deny",
+  external_directory: "deny",
+};
+
+const opencode: HeadlessAdapter = {
+  plan(r) {
+    // OPENCODE_CONFIG_CONTENT is merged over the user's and the project's config; keep
+    // whatever the caller already set there and add the agent's permissions.
+    let config: Json = {};
+    try {
+      const existing = JSON.parse(r.env?.OPENCODE_CONFIG_CONTENT ?? "{}");
+      if (existing && typeof existing === "object" && !Array.isArray(existing)) config = existing;
+    } catch { /* not JSON: replaced */ }
+    const agents = (config.agent && typeof config.agent === "object" ? config.agent : {}) as Json;
+    config = {
+      ...config,
+      agent: {
+        ...agents,
+        [r.agentName]: { ...(agents[r.agentName] as Json), permission: OPENCODE_PERMISSION },
+      },
+    };
+    return {
+      argv: [r.binary, "run", "--agent", r.agentName, "--format", "json"],
+      // On argv OpenCode wraps the message in quotes; stdin delivers it as it is.
+      stdin: r.message,
+      files: [],
+      env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) },
+    };
+  },
+  parse(output) {
+    const events = jsonLines(output.stdout);
+    const sessionId = events.map((e) => str(e.sessionID)).find(Boolean);
+    const texts = events.filter((e) => e.type === "text").map((e) =>
+      str((e.part as Json | undefined)?.text) ?? ""
+    ).filter(Boolean);
+    const text = (texts.at(-1) ?? "").trim();
+    const failed = events.findLast((e) => e.type === "error");
+    if (!text && failed) {
+      const err = failed.error as { data?: Json; message?: unknown; name?: unknown } | undefined;
+      return {
+        text,
+        sessionId,
+        error: str(err?.data?.message) ?? str(err?.message) ?? str(err?.name) ??
+          "OpenCode reported an error.",
+      };
+    }
+    return { text, sessionId };
+  },
+};
+
+const copilotCli: HeadlessAdapter = {
+  plan(r) {
+    const servers = Object.keys(r.mcpServers);
+    const argv = [
+      r.binary,
+      // Attached with "=", so a task starting with "-" stays the prompt's value.
+      `--prompt=${r.message}`,
+      "--agent",
+      r.agentName,
+      "--session-id",
+      r.sessionId,
+      "--output-format",
+      "json",
+      "--no-ask-user",
+      // Edits, and of the shell only rm; a deny rule on shell would refuse rm as well.
+      "--allow-tool",
+      "write",
+      "--allow-tool",
+      "shell(rm)",
+      "--disallow-temp-dir",
+    ];
+    if (servers.length) {
+      // Copilot reads MCP servers from its home folder, so the agent's go on the command line.
+      const entries = Object.fromEntries(
+        Object.entries(r.mcpServers).map(([n, e]) => [n, { ...e, type: "local", tools: ["*"] }]),
+      );
+      argv.push("--additional-mcp-config", JSON.stringify({ mcpServers: entries }));
+      for (const s of servers) argv.push("--allow-tool", s);
+    }
+    return { argv, files: [], sessionId: r.sessionId };
+  },
+  parse(output, plan) {
+    const events = jsonLines(output.stdout);
+    if (events.length === 0) return plainText(output, plan.sessionId);
+    const result = events.findLast((e) => e.type === "result");
+    const said = events.filter((e) => e.type === "assistant.message")
+      .map((e) => str((e.data as Json | undefined)?.content) ?? "").filter(Boolean);
+    return {
+      text: (said.at(-1) ?? "").trim(),
+      sessionId: str(result?.sessionId) ?? plan.sessionId,
+    };
+  },
+};
+
+const antigravity: HeadlessAdapter = {
+  plan: (r) => ({
+    argv: [
+      r.binary,
+      `--print=${inlinePrompt(r.agentName, r.instructions, r.message)}`,
+      "--print-timeout",
+      "30m",
+      "--sandbox",
+    ],
+    files: [],
+  }),
+  parse: (output) => plainText(output),
+};
+
+const pi: HeadlessAdapter = {
+  plan(r) {
+    // Pi has no session-id flag, but it continues a session file it is given: one we
+    // write with our id in its header makes that id the session's.
+    const session = join(r.scratch, "pi-sessions", `${r.sessionId}.jsonl`);
+    const header = {
+      type: "session",
+      version: 3,
+      id: r.sessionId,
+      timestamp: (r.now ?? new Date()).toISOString(),
+      cwd: r.workdir,
+    };
+    return {
+      argv: [r.binary, "-p", "--mode", "json", "--session", session],
+      // Pi has no agent-profile flag: the instructions travel with the task, on stdin.
+      stdin: inlinePrompt(r.agentName, r.instructions, r.message),
+      files: [{ path: session, content: `${JSON.stringify(header)}\n` }],
+      sessionId: r.sessionId,
+    };
+  },
+  parse(output, plan) {
+    const events = jsonLines(output.stdout);
+    const sessionId = str(events.find((e) => e.type === "session")?.id) ?? plan.sessionId;
+    const end = events.findLast((e) => e.type === "agent_end");
+    const messages = Array.isArray(end?.messages) ? end.messages as Json[] : [];
+    const last = messages.findLast((m) => m?.role === "assistant");
+    const text = contentText(last?.content).trim();
+    const error = str(last?.errorMessage);
+    if (!end && events.length === 0) return plainText(output, sessionId);
+    return error && !text ? { text, sessionId, error } : { text, sessionId };
+  },
+};
+
+/** The adapter for each harness that can run headless. */
+export const ADAPTERS: Readonly<Partial<Record<HarnessKey, HeadlessAdapter>>> = Object.freeze({
+  "claude-code": claudeCode,
+  kiro,
+  cursor,
+  codex,
+  opencode,
+  "copilot-cli": copilotCli,
+  antigravity,
+  pi,
+});

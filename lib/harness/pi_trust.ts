@@ -1,0 +1,78 @@
+/**
+ * Whether Pi already trusts a directory. A headless Pi run executes the project's own
+ * `.pi` extensions and package installs, and the workspace is a copy of the caller's
+ * repository, so a delegated Pi agent runs only where Pi itself was told to trust it.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import type { Env } from "../core/mod.ts";
+
+/** Pi's answer for one directory, and where it came from. */
+export interface PiTrust {
+  trusted: boolean;
+  /** The trust.json entry that decided, or "defaultProjectTrust", or "none". */
+  source: string;
+  /** Pi's agent directory that was read. */
+  agentDir: string;
+}
+
+const TrustFileSchema = z.record(z.string(), z.boolean());
+const SettingsSchema = z.looseObject({ defaultProjectTrust: z.unknown().optional() });
+const MAX_FILE_BYTES = 1024 * 1024;
+
+function readJson(path: string): unknown {
+  try {
+    const text = readFileSync(path, "utf8");
+    return text.length > MAX_FILE_BYTES ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pi's agent directory: `PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`. */
+export function piAgentDir(env: Env): string {
+  const home = env.HOME || env.USERPROFILE || "/";
+  const set = env.PI_CODING_AGENT_DIR?.trim();
+  if (set) {
+    const expanded = set === "~" ? home : set.startsWith("~/") ? join(home, set.slice(2)) : set;
+    return isAbsolute(expanded) ? expanded : resolve(home, expanded);
+  }
+  return join(home, ".pi", "agent");
+}
+
+/**
+ * Pi's trust decision for `dir`: the nearest decision in `<agentDir>/trust.json` among
+ * `dir` and its parents wins (a `false` on the repository beats a `true` on a parent);
+ * with none, `defaultProjectTrust: "always"` in `<agentDir>/settings.json` trusts it.
+ * Anything unreadable or malformed counts as no trust.
+ *
+ * @param dir the caller's directory (resolved here)
+ * @param env where PI_CODING_AGENT_DIR and HOME come from
+ * @returns whether Pi trusts it and why
+ *
+ * @example
+ * ```ts
+ * piTrust("/home/u/repo", { HOME: "/home/u" }).trusted; // false unless Pi was told so
+ * ```
+ */
+export function piTrust(dir: string, env: Env): PiTrust {
+  const agentDir = piAgentDir(env);
+  const decisions = TrustFileSchema.safeParse(readJson(join(agentDir, "trust.json")));
+  if (decisions.success) {
+    const entries = new Map(
+      Object.entries(decisions.data).map(([k, v]) => [resolve(k), v] as const),
+    );
+    for (let at = resolve(dir);; at = dirname(at)) {
+      const decision = entries.get(at);
+      if (decision !== undefined) return { trusted: decision, source: at, agentDir };
+      if (dirname(at) === at) break;
+    }
+  }
+  const settings = SettingsSchema.safeParse(readJson(join(agentDir, "settings.json")));
+  if (settings.success && settings.data.defaultProjectTrust === "always") {
+    return { trusted: true, source: "defaultProjectTrust", agentDir };
+  }
+  return { trusted: false, source: "none", agentDir };
+}

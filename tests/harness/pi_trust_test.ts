@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { piAgentDir, piTrust } from "../../lib/harness/mod.ts";
+
+function setup() {
+  const home = mkdtempSync(join(tmpdir(), "observal-pi-"));
+  const agentDir = join(home, ".pi", "agent");
+  mkdirSync(agentDir, { recursive: true });
+  const repo = join(home, "work", "repo");
+  mkdirSync(join(repo, "sub"), { recursive: true });
+  return { home, agentDir, repo, env: { HOME: home } };
+}
+
+Deno.test("piTrust() refuses when Pi has no decision and no default", () => {
+  const s = setup();
+  try {
+    assert.deepEqual(piTrust(s.repo, s.env), {
+      trusted: false,
+      source: "none",
+      agentDir: s.agentDir,
+    });
+  } finally {
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("piTrust() takes the nearest decision: false on the repo beats true on a parent", () => {
+  const s = setup();
+  try {
+    writeFileSync(
+      join(s.agentDir, "trust.json"),
+      JSON.stringify({ [join(s.home, "work")]: true, [s.repo]: false }),
+    );
+    assert.equal(piTrust(join(s.repo, "sub"), s.env).trusted, false);
+    assert.equal(piTrust(join(s.home, "work", "other"), s.env).trusted, true);
+    writeFileSync(
+      join(s.agentDir, "trust.json"),
+      JSON.stringify({ [join(s.home, "work")]: false, [s.repo]: true }),
+    );
+    assert.deepEqual(piTrust(join(s.repo, "sub"), s.env), {
+      trusted: true,
+      source: s.repo,
+      agentDir: s.agentDir,
+    });
+  } finally {
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("piTrust() falls back to defaultProjectTrust only when no decision applies", () => {
+  const s = setup();
+  try {
+    writeFileSync(
+      join(s.agentDir, "settings.json"),
+      JSON.stringify({ defaultProjectTrust: "always" }),
+    );
+    assert.equal(piTrust(s.repo, s.env).source, "defaultProjectTrust");
+    writeFileSync(join(s.agentDir, "trust.json"), JSON.stringify({ [s.repo]: false }));
+    assert.equal(piTrust(s.repo, s.env).trusted, false);
+    writeFileSync(
+      join(s.agentDir, "settings.json"),
+      JSON.stringify({ defaultProjectTrust: "ask" }),
+    );
+    rmSync(join(s.agentDir, "trust.json"));
+    assert.equal(piTrust(s.repo, s.env).trusted, false);
+  } finally {
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("piTrust() counts a malformed trust file as no trust", () => {
+  const s = setup();
+  try {
+    writeFileSync(join(s.agentDir, "trust.json"), `{"${s.repo}": "yes"}`);
+    assert.equal(piTrust(s.repo, s.env).trusted, false);
+    writeFileSync(join(s.agentDir, "trust.json"), "not json");
+    assert.equal(piTrust(s.repo, s.env).trusted, false);
+  } finally {
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("piAgentDir() honours PI_CODING_AGENT_DIR, with ~ expanded", () => {
+  assert.equal(piAgentDir({ HOME: "/h" }), "/h/.pi/agent");
+  assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "~/pi" }), "/h/pi");
+  assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "/opt/pi" }), "/opt/pi");
+});
