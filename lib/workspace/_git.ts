@@ -1,0 +1,245 @@
+/**
+ * The one way this folder runs git: an argv array (never a shell), a clean environment,
+ * hooks and fsmonitor off, a time limit and bounded output. Private to lib/workspace.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { ObservalError } from "../core/mod.ts";
+import type { GitSettings } from "./types.ts";
+
+/** Default limit for one git call. */
+export const GIT_TIMEOUT_MS = 120_000;
+/** Default cap on what one git call may print on stdout. */
+export const GIT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** How much of stderr is kept (the head: git says what went wrong first). */
+const STDERR_KEEP_BYTES = 64 * 1024;
+/** How much of stderr an error message quotes. */
+const STDERR_QUOTE_CHARS = 300;
+
+// Variables that may reach git: where the user's own config lives and how git is found.
+// Everything else named GIT_* is dropped: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE,
+// GIT_OBJECT_DIRECTORY, GIT_NAMESPACE, GIT_CONFIG_PARAMETERS, GIT_LITERAL_PATHSPECS,
+// GIT_DIFF_OPTS, GIT_EXTERNAL_DIFF... would point git at another repository or change
+// what our plumbing prints.
+const KEPT = new Set([
+  "PATH",
+  "HOME",
+  "XDG_CONFIG_HOME",
+  "TMPDIR",
+  "USERPROFILE",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "SYSTEMROOT",
+  "SystemRoot",
+  "COMSPEC",
+  "PATHEXT",
+  "TEMP",
+  "TMP",
+  "GIT_EXEC_PATH",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+]);
+
+/**
+ * The environment every git call gets: the few variables git needs from `env`, plus
+ * settings that keep git quiet, read-only where it can be, and off the network.
+ */
+export function gitEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && KEPT.has(k)) out[k] = v;
+  }
+  return {
+    ...out,
+    // Never rewrite an index opportunistically (the caller's must stay byte for byte).
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_LFS_SKIP_SMUDGE: "1",
+    // The copy does not carry refs/replace; both sides must see the same objects.
+    GIT_NO_REPLACE_OBJECTS: "1",
+    // Stable messages: we match "not a git repository" below.
+    LC_ALL: "C",
+    LANGUAGE: "C",
+  };
+}
+
+/** Config every call gets, before the subcommand. */
+export const ALWAYS_CONFIG: readonly string[] = [
+  // An empty hooks path would read hooks from "/"; /dev/null can hold none.
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+];
+
+/** Options for {@linkcode runGit}. */
+export interface RunGitOptions {
+  /** Directory git runs in. */
+  cwd: string;
+  settings: Pick<GitSettings, "env" | "timeoutMs">;
+  /** Extra `-c key=value` pairs. */
+  config?: readonly string[];
+  /** Variables added to the settings' env for this call (GIT_INDEX_FILE, GIT_DIR...). */
+  env?: Readonly<Record<string, string>>;
+  /** Bytes written to git's stdin. */
+  input?: Uint8Array | string;
+  /** Exit codes that are answers, not failures (1 for `config --get`). @default [0] */
+  okCodes?: readonly number[];
+  /** @default GIT_MAX_OUTPUT_BYTES */
+  maxOutputBytes?: number;
+  /** Builds the error thrown when stdout passes `maxOutputBytes`. */
+  tooLarge?: (cap: number) => ObservalError;
+  signal?: AbortSignal;
+}
+
+/** What a git call printed, and how it ended. */
+export interface GitResult {
+  code: number;
+  stdout: Uint8Array;
+  stderr: string;
+}
+
+/** Runs `git <args>` and resolves when it exits with an accepted code. */
+export function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
+  const sub = args[0] ?? "";
+  const argv = [...ALWAYS_CONFIG, ...(options.config ?? [])].flatMap((c) => ["-c", c]);
+  argv.push(...args);
+  const cap = options.maxOutputBytes ?? GIT_MAX_OUTPUT_BYTES;
+  const okCodes = options.okCodes ?? [0];
+  const signal = options.signal;
+  return new Promise<GitResult>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(cancelled(sub, signal.reason));
+      return;
+    }
+    const child = spawn("git", argv, {
+      cwd: options.cwd,
+      env: { ...options.settings.env, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const out: Uint8Array[] = [];
+    let outBytes = 0;
+    const err: Uint8Array[] = [];
+    let errBytes = 0;
+    let failure: ObservalError | undefined;
+    const stop = (e: ObservalError) => {
+      failure ??= e;
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(
+      () =>
+        stop(
+          new ObservalError(
+            "UNAVAILABLE",
+            `git ${sub} did not finish within ${options.settings.timeoutMs / 1000} s`,
+            { remediation: "Check the repository for a lock or a very slow file system" },
+          ),
+        ),
+      options.settings.timeoutMs,
+    );
+    const onAbort = () => stop(cancelled(sub, signal?.reason));
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.stdout.on("data", (chunk: Uint8Array) => {
+      if (failure) return;
+      outBytes += chunk.byteLength;
+      if (outBytes > cap) {
+        stop(
+          options.tooLarge?.(cap) ??
+            new ObservalError(
+              "RESOURCE_EXHAUSTED",
+              `git ${sub} printed more than the ${formatBytes(cap)} cap`,
+            ),
+        );
+        return;
+      }
+      out.push(chunk);
+    });
+    child.stderr.on("data", (chunk: Uint8Array) => {
+      if (errBytes < STDERR_KEEP_BYTES) err.push(chunk);
+      errBytes += chunk.byteLength;
+    });
+    // git may exit before reading all of stdin (e.g. `apply` refusing early).
+    child.stdin.on("error", () => {});
+    let settled = false;
+    const finish = (code: number | null, sig: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      const stderr = new TextDecoder().decode(concat(err));
+      if (failure) return reject(failure);
+      if (code === null || !okCodes.includes(code)) {
+        const why = stderr.trim().slice(0, STDERR_QUOTE_CHARS) ||
+          (code === null ? `killed by ${sig}` : `exit code ${code}`);
+        return reject(
+          new ObservalError("INTERNAL", `git ${sub} failed: ${why}`, {
+            remediation: "Check the repository with `git status`, then try again",
+          }),
+        );
+      }
+      resolve({ code, stdout: concat(out), stderr });
+    };
+    // Normally wait for "close" (all output read). Once we killed git, "exit" is enough: a
+    // process git started (a filter, a hook) may still hold the pipes open.
+    child.on("exit", (code, sig) => {
+      if (!failure) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(code, sig);
+    });
+    child.on("close", finish);
+    child.on("error", (e) => {
+      // Spawning failed: there is no process, so neither "exit" nor always "close" follows.
+      failure ??= new ObservalError(
+        "UNAVAILABLE",
+        `git ${sub} could not be started: ${e.message}`,
+        {
+          remediation: "Check that git is installed and on PATH",
+          cause: e,
+        },
+      );
+      finish(null, null);
+    });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+  });
+}
+
+/** stdout as text, without the final newline. */
+export function text(result: GitResult): string {
+  return new TextDecoder().decode(result.stdout).replace(/\n$/, "");
+}
+
+/** stdout split on NUL (for `-z` output), without the empty tail. */
+export function nulFields(result: GitResult): string[] {
+  const all = new TextDecoder().decode(result.stdout);
+  const parts = all.split("\0");
+  if (parts[parts.length - 1] === "") parts.pop();
+  return parts;
+}
+
+/** `64 MiB`, `512 KiB`, `100 B`. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} B`;
+}
+
+function cancelled(sub: string, reason: unknown): ObservalError {
+  return new ObservalError("UNAVAILABLE", `git ${sub} was cancelled`, { cause: reason });
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const total = chunks.reduce((n, c) => n + c.byteLength, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

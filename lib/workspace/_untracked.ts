@@ -1,0 +1,125 @@
+/**
+ * Copying the caller's untracked files into the copy, and making folders there without
+ * ever following a link out of it. Private to lib/workspace.
+ * @module
+ */
+import {
+  chmodSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+
+/** What {@linkcode copyUntracked} did. */
+export interface UntrackedCopy {
+  /** Regular files and symlinks copied. */
+  copied: number;
+  /** Regular files left out because the running total would pass the cap. */
+  overCap: number;
+  /** Untracked nested repositories (`ls-files` lists them as `dir/`), never copied. */
+  nested: number;
+  /** Entries that vanished, were not files or links, or had no safe place in the copy. */
+  other: number;
+}
+
+/**
+ * Copies `paths` (relative to `from`, as `ls-files --others` lists them) to the same
+ * places under `to`. Symlinks are copied as links, never followed; permission bits are
+ * kept; regular files stop being copied once their sizes would pass `maxBytes` in total.
+ */
+export function copyUntracked(
+  from: string,
+  to: string,
+  paths: readonly string[],
+  maxBytes: number,
+  signal?: AbortSignal,
+): UntrackedCopy {
+  const out: UntrackedCopy = { copied: 0, overCap: 0, nested: 0, other: 0 };
+  const dirs = new SafeDirs(to);
+  let total = 0;
+  for (const rel of paths) {
+    signal?.throwIfAborted();
+    if (rel.endsWith("/")) {
+      out.nested++;
+      continue;
+    }
+    let st;
+    try {
+      st = lstatSync(join(from, rel));
+    } catch {
+      out.other++;
+      continue;
+    }
+    if (!st.isSymbolicLink() && !st.isFile()) {
+      out.other++;
+      continue;
+    }
+    if (st.isFile() && total + st.size > maxBytes) {
+      out.overCap++;
+      continue;
+    }
+    const parent = dirname(rel);
+    if (parent !== "." && !dirs.make(parent)) {
+      out.other++;
+      continue;
+    }
+    const src = join(from, rel);
+    const dst = join(to, rel);
+    try {
+      // Whatever is there (a file from HEAD, a link) is replaced, never written through.
+      rmSync(dst, { recursive: true, force: true });
+      if (st.isSymbolicLink()) {
+        symlinkSync(readlinkSync(src), dst);
+      } else {
+        copyFileSync(src, dst);
+        chmodSync(dst, st.mode & 0o7777);
+        total += st.size;
+      }
+      out.copied++;
+    } catch {
+      out.other++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes folders under a root, refusing any path whose existing parts are not real
+ * folders (a symlink there could lead out of the copy). Remembers what it checked.
+ */
+export class SafeDirs {
+  readonly #root: string;
+  readonly #known = new Set<string>();
+
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /** Makes `rel` (`/`- or platform-separated, relative to the root); false if unsafe. */
+  make(rel: string): boolean {
+    const parts = rel.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+    if (parts.includes("..")) return false;
+    let at = "";
+    for (const part of parts) {
+      at = at ? join(at, part) : part;
+      if (this.#known.has(at)) continue;
+      const abs = join(this.#root, at);
+      try {
+        const st = lstatSync(abs);
+        if (!st.isDirectory() || st.isSymbolicLink()) return false;
+      } catch {
+        try {
+          mkdirSync(abs);
+        } catch {
+          return false;
+        }
+      }
+      this.#known.add(at);
+    }
+    return true;
+  }
+}

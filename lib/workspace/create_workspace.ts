@@ -1,0 +1,328 @@
+/**
+ * Making the throwaway copy an agent works in: a shared clone of the caller's repository
+ * at the caller's HEAD, with the caller's uncommitted and untracked work laid on top.
+ * Nothing in the caller's repository is written.
+ * @module
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, relative, resolve, sep } from "node:path";
+import { ObservalError, toObservalError } from "../core/mod.ts";
+import { gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
+import { formatBytes, GIT_TIMEOUT_MS, gitEnv, nulFields, runGit, text } from "./_git.ts";
+import { copySettings } from "./_settings.ts";
+import { copyUntracked, SafeDirs } from "./_untracked.ts";
+import { removeWorkspace } from "./remove_workspace.ts";
+import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
+import { WORKSPACE_PREFIX, workspacesDir } from "./workspace_roots.ts";
+
+/** Default cap on the total size of untracked files copied into a workspace. */
+export const MAX_UNTRACKED_BYTES = 50 * 1024 * 1024;
+
+/** Options for {@linkcode createWorkspace}. */
+export interface CreateWorkspaceOptions {
+  /** The observal home (`OBSERVAL_HOME`); workspaces go under `<home>/delegations/ws/`. */
+  home: string;
+  /** The caller's working directory. */
+  cwd: string;
+  /** The caller's environment; only what git needs is passed on. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Cap on the total size of untracked files copied. @default MAX_UNTRACKED_BYTES */
+  maxUntrackedBytes?: number;
+  /** Limit for each git call, in milliseconds. @default 120000 */
+  timeoutMs?: number;
+  /**
+   * Parallel checkout workers for the copy (`checkout.workers`). Writing files is mostly
+   * waiting on the file system, so more workers than cores still help (measured in
+   * bench/workspace.ts). @default max(4, available cores), at most 16
+   */
+  checkoutWorkers?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Creates a workspace for an agent: `<home>/delegations/ws/observal-delegate-<random>/`
+ * (mode 0700) holding `worktree/` (a `git clone --shared` of the caller's repository,
+ * detached at the caller's HEAD, without a remote, plus the caller's uncommitted changes
+ * and untracked, non-ignored files) and `scratch/` (ours). `path` is the caller's
+ * subdirectory inside the copy. Outside a git repository, `path` is an empty folder.
+ *
+ * On any failure the root is removed before the error is rethrown.
+ *
+ * @example
+ * ```ts
+ * const ws = await createWorkspace({ home: ctx.home, cwd: ctx.cwd, env: ctx.env });
+ * try {
+ *   const written = writeAgentConfig(ws.path); // relative paths
+ *   const baseline = await markBaseline(ws, written);
+ *   await runHarness({ cwd: ws.path });
+ *   const { bytes, notes, stat } = await workspaceChanges(ws, baseline);
+ * } finally {
+ *   removeWorkspace(ws.root, ctx.home);
+ * }
+ * ```
+ */
+export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const cwd = realDir(options.cwd);
+  const home = resolve(options.home);
+  const dir = workspacesDir(home);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdtemp makes the folder 0700 with a random suffix; resolved so a symlinked home
+  // (macOS /var) cannot make the install refuse paths that resolve elsewhere.
+  const root = realpathSync(mkdtempSync(join(dir, WORKSPACE_PREFIX)));
+  try {
+    const scratch = join(root, "scratch");
+    mkdirSync(scratch, { mode: 0o700 });
+    const settings = { env: gitEnv(options.env), timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
+    const top = await findRepository(cwd, settings, signal);
+    if (top === undefined) {
+      const path = join(root, "workspace");
+      mkdirSync(path, { mode: 0o700 });
+      const ws: EmptyWorkspace = {
+        kind: "empty",
+        root,
+        path,
+        scratch,
+        notes: [
+          "The caller is not inside a git repository, so the agent works in an empty folder " +
+          "and no patch comes back",
+        ],
+      };
+      return ws;
+    }
+    return await cloneWorkspace({ root, scratch, top, cwd, settings, options });
+  } catch (err) {
+    try {
+      removeWorkspace(root, home);
+    } catch {
+      // The original failure matters more.
+    }
+    throw err;
+  }
+}
+
+interface CloneInput {
+  root: string;
+  scratch: string;
+  top: string;
+  cwd: string;
+  settings: Pick<GitSettings, "env" | "timeoutMs">;
+  options: CreateWorkspaceOptions;
+}
+
+async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
+  const { root, scratch, top, settings, options } = input;
+  const { signal } = options;
+  const caller = (args: string[], okCodes?: number[]) =>
+    runGit(args, { cwd: top, settings, okCodes, signal });
+
+  const [commonDir, headOut, config] = await Promise.all([
+    caller(["rev-parse", "--path-format=absolute", "--git-common-dir"]).then(text),
+    caller(["rev-parse", "-q", "--verify", "HEAD^{commit}"], [0, 1]),
+    copySettings(top, settings, signal),
+  ]);
+  const head = headOut.code === 0 ? text(headOut) : undefined;
+  // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
+  // the repository's hash function, so ask git).
+  const from = head ?? text(
+    await runGit(["hash-object", "-t", "tree", "--stdin"], {
+      cwd: top,
+      settings,
+      input: "",
+      signal,
+    }),
+  );
+  const worktree = join(root, "worktree");
+  const git: GitSettings = { ...settings, config };
+  const copy = { worktree, scratch, git };
+  const workers = String(
+    options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
+  );
+
+  // The clone and checkout run while the caller's side is read; settled together so a
+  // failure never leaves a git process writing into a root being removed.
+  const [, diff, others] = await settled([
+    (async () => {
+      await runGit(
+        [
+          "clone",
+          "--shared",
+          "--no-checkout",
+          "--quiet",
+          "--origin",
+          "origin",
+          // No template: no sample hooks, nothing the copy does not need.
+          "--template=",
+          "--",
+          commonDir,
+          worktree,
+        ],
+        { cwd: root, settings, signal },
+      );
+      // Without a remote, a `git push` the agent runs cannot reach the caller's repository.
+      await gitInCopy(copy, ["remote", "remove", "origin"], { signal });
+      if (head) {
+        await gitInCopy(copy, ["checkout", "--detach", "--quiet", head], {
+          config: [`checkout.workers=${workers}`],
+          signal,
+        });
+      }
+    })(),
+    // The caller's uncommitted work as a patch in a fixed format, whatever the user's diff
+    // settings; plumbing, so nothing is refreshed or written. Submodules stay as committed.
+    caller([
+      "diff-index",
+      "-p",
+      "--binary",
+      "--full-index",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-renames",
+      "--no-relative",
+      "--ignore-submodules=all",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      "-U3",
+      "-O/dev/null",
+      from,
+      "--",
+    ]).catch((err: unknown) => {
+      signal?.throwIfAborted();
+      return err instanceof ObservalError ? err : toObservalError(err);
+    }),
+    caller(["ls-files", "-z", "--others", "--exclude-standard"]).then(nulFields),
+  ]);
+
+  const notes: string[] = [];
+  copyExcludes(commonDir, worktree);
+
+  let overlaid = false;
+  let why = "";
+  if (diff instanceof ObservalError) why = diff.message;
+  else if (diff.stdout.byteLength > 0) {
+    const applied = await gitInCopy(copy, ["apply", "--binary", "--whitespace=nowarn"], {
+      input: diff.stdout,
+      okCodes: [0, 1, 128],
+      signal,
+    });
+    if (applied.code === 0) overlaid = true;
+    else why = applied.stderr.trim().split("\n")[0] || `git apply exit code ${applied.code}`;
+  }
+  if (why) {
+    notes.push(
+      `Uncommitted changes could not be carried into the copy (${why.slice(0, 200)}); ` +
+        `the agent starts from ${head ? "the last commit" : "an empty tree"} plus untracked files`,
+    );
+  }
+
+  const cap = options.maxUntrackedBytes ?? MAX_UNTRACKED_BYTES;
+  const untracked = copyUntracked(top, worktree, others, cap, signal);
+  if (untracked.overCap > 0) {
+    notes.push(
+      `${untracked.overCap} untracked file(s) were left out of the copy: together with the ` +
+        `others they pass the ${formatBytes(cap)} limit for untracked files`,
+    );
+  }
+  if (untracked.nested > 0) {
+    notes.push(
+      `${untracked.nested} untracked nested repositor${
+        untracked.nested === 1 ? "y was" : "ies were"
+      } left out of the copy`,
+    );
+  }
+
+  // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the clone's.
+  const cloneIndex = join(worktree, ".git", "index");
+  let startTree: string;
+  if (head && !overlaid && untracked.copied === 0) {
+    seedIndex(cloneIndex, indexFile(copy, "start"));
+    startTree = text(await gitInCopy(copy, ["rev-parse", `${head}^{tree}`], { signal }));
+  } else {
+    startTree = await recordTree(copy, "start", cloneIndex, signal);
+  }
+
+  const rel = relative(top, input.cwd);
+  let path = worktree;
+  if (rel !== "") {
+    if (new SafeDirs(worktree).make(rel)) path = join(worktree, rel);
+    else {
+      notes.push(
+        `The caller's folder ${JSON.stringify(rel.split(sep).join("/"))} could not be made in ` +
+          "the copy; the agent works at the copy's top",
+      );
+    }
+  }
+  return {
+    kind: "git",
+    root,
+    path,
+    scratch,
+    notes,
+    worktree,
+    repository: top,
+    ...(head ? { head } : {}),
+    startTree,
+    git,
+  };
+}
+
+/** The caller's repository top, or undefined when `cwd` is not in a working tree. */
+async function findRepository(
+  cwd: string,
+  settings: Pick<GitSettings, "env" | "timeoutMs">,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const out = await runGit(["rev-parse", "--show-toplevel"], {
+    cwd,
+    settings,
+    okCodes: [0, 128],
+    signal,
+  });
+  if (out.code === 0) return realpathSync(text(out));
+  if (/not a git repository|must be run in a work tree/i.test(out.stderr)) return undefined;
+  throw new ObservalError(
+    "FAILED_PRECONDITION",
+    `git rev-parse failed: ${out.stderr.trim().slice(0, 300)}`,
+    {
+      resource: cwd,
+      remediation: out.stderr.includes("safe.directory")
+        ? "Mark the repository as safe with `git config --global --add safe.directory <path>`"
+        : "Check the repository with `git status`, then try again",
+    },
+  );
+}
+
+/** The caller's `info/exclude`, so the copy ignores what the caller ignores. */
+function copyExcludes(commonDir: string, worktree: string): void {
+  const info = join(worktree, ".git", "info");
+  mkdirSync(info, { recursive: true });
+  try {
+    copyFileSync(join(commonDir, "info", "exclude"), join(info, "exclude"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+function realDir(cwd: string): string {
+  try {
+    return realpathSync(resolve(cwd));
+  } catch (err) {
+    throw new ObservalError("NOT_FOUND", `The working directory ${cwd} does not exist`, {
+      resource: cwd,
+      remediation: "Run the command from an existing folder",
+      cause: err,
+    });
+  }
+}
+
+/** Promise.all that waits for every promise before rejecting with the first failure. */
+async function settled<T extends readonly unknown[]>(
+  promises: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  for (const r of results) if (r.status === "rejected") throw r.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
