@@ -97,6 +97,8 @@ export const ObservalTaskMetaSchema = z.looseObject({
   parentAgentId: z.string().optional(),
   parentTaskId: z.string().optional(),
   depth: z.number().int().min(0),
+  /** The depth limit in force when the task started; delegations from inside it cannot raise it. */
+  maxDepth: z.number().int().min(0).optional(),
   chain: z.array(z.string()),
   cwd: z.string(),
   createdAt: z.string(),
@@ -110,6 +112,10 @@ export const ObservalTaskMetaSchema = z.looseObject({
   agentName: z.string().optional(),
   childSessionId: z.string().optional(),
   childPid: z.number().int().optional(),
+  /** The child's start-time token, so a reused pid is never mistaken for it. */
+  childStartTime: z.string().optional(),
+  /** How long the run may take. */
+  timeoutSeconds: z.number().int().positive().optional(),
   patchPath: z.string().optional(),
   notes: z.array(z.string()).optional(),
 });

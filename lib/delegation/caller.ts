@@ -1,12 +1,18 @@
 /**
- * Who is delegating: read once from the environment the caller runs in. A delegated child
- * gets these variables from its parent, so depth, breadth and cycles hold across levels.
+ * Who is delegating. A delegated child gets its place in the chain from its parent
+ * through OBSERVAL_DELEGATION_* variables; when a harness starts our MCP server with a
+ * filtered environment, the same facts come from the task whose workspace the server runs
+ * in. Either way depth, breadth and cycles hold across levels, and a limit recorded by a
+ * parent cannot be raised from below.
  * @module
  */
+import type { Task } from "../a2a/mod.ts";
 import type { Env } from "../core/mod.ts";
 
-/** Default and ceiling for OBSERVAL_DELEGATION_MAX_DEPTH. */
+/** Default for OBSERVAL_DELEGATION_MAX_DEPTH. */
 export const DEFAULT_MAX_DEPTH = 2;
+/** Largest depth or depth limit accepted from the environment. */
+export const MAX_DEPTH_VALUE = 100;
 
 /** The delegation context of the current process. */
 export interface Caller {
@@ -23,30 +29,94 @@ export interface Caller {
   agentId?: string;
   /** A session id to correlate telemetry with. */
   sessionHint?: string;
+  /**
+   * Set when the delegation variables cannot be trusted (malformed values): every
+   * delegation is then refused with this reason rather than guessed at.
+   */
+  invalid?: string;
 }
 
-function nonNegativeInt(raw: string | undefined, fallback: number): number {
-  if (raw === undefined || !/^\d{1,6}$/.test(raw.trim())) return fallback;
-  return Number(raw.trim());
+/** Reads a small non-negative integer; undefined when unset, NaN when malformed. */
+function depthValue(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const text = raw.trim();
+  if (!/^\d{1,3}$/.test(text) || Number(text) > MAX_DEPTH_VALUE) return Number.NaN;
+  return Number(text);
 }
 
-/** Parses the OBSERVAL_DELEGATION_* variables; malformed values fall back to safe defaults. */
+function splitChain(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** Where {@linkcode resolveCaller} may look beyond the environment. */
+export interface CallerLookups {
+  /** The delegated task whose workspace contains the current directory, if any. */
+  workspaceTask?: () => Task | undefined;
+  /** A stored task by id (the parent named by OBSERVAL_DELEGATION_TASK_ID). */
+  task?: (id: string) => Task | undefined;
+}
+
+/**
+ * The caller as the environment describes it, completed from the store: the parent task
+ * (named by OBSERVAL_DELEGATION_TASK_ID, or found by the workspace that contains the
+ * current directory) supplies what a filtered environment lost, and its recorded depth
+ * limit caps the one in the environment.
+ *
+ * @param env the process environment
+ * @param overrides the harness and agent id given on the command line, if any
+ * @param lookups how to find the parent task
+ */
+export function resolveCaller(
+  env: Env,
+  overrides: { harness?: string; agentId?: string } = {},
+  lookups: CallerLookups = {},
+): Caller {
+  const envDepth = depthValue(env.OBSERVAL_DELEGATION_DEPTH);
+  const envMax = depthValue(env.OBSERVAL_DELEGATION_MAX_DEPTH);
+  const invalid = Number.isNaN(envDepth)
+    ? `OBSERVAL_DELEGATION_DEPTH is "${env.OBSERVAL_DELEGATION_DEPTH}", not a whole number from 0 to ${MAX_DEPTH_VALUE}`
+    : Number.isNaN(envMax)
+    ? `OBSERVAL_DELEGATION_MAX_DEPTH is "${env.OBSERVAL_DELEGATION_MAX_DEPTH}", not a whole number from 0 to ${MAX_DEPTH_VALUE}`
+    : undefined;
+  const envParent = env.OBSERVAL_DELEGATION_TASK_ID?.trim() || undefined;
+  // The parent as recorded: named by the environment, else found by our directory.
+  const parent = envParent ? lookups.task?.(envParent) : lookups.workspaceTask?.();
+  const meta = parent?.metadata.observal;
+  const recordedMax = typeof meta?.maxDepth === "number" ? meta.maxDepth : undefined;
+  const parentDepth = meta ? meta.depth + 1 : undefined;
+  const fromEnvMax = envMax === undefined || Number.isNaN(envMax) ? DEFAULT_MAX_DEPTH : envMax;
+
+  const chain = env.OBSERVAL_DELEGATION_CHAIN !== undefined
+    ? splitChain(env.OBSERVAL_DELEGATION_CHAIN)
+    : meta
+    ? [...meta.chain, meta.target, meta.agentId ?? ""].filter(Boolean)
+    : [];
+  if (meta && env.OBSERVAL_DELEGATION_CHAIN !== undefined) {
+    // Whatever the environment says, the recorded chain above the parent still counts.
+    for (const id of [...meta.chain, meta.target, meta.agentId ?? ""]) {
+      if (id && !chain.includes(id)) chain.push(id);
+    }
+  }
+  return {
+    depth: Math.max(
+      envDepth === undefined || Number.isNaN(envDepth) ? 0 : envDepth,
+      parentDepth ?? 0,
+    ),
+    maxDepth: recordedMax === undefined ? fromEnvMax : Math.min(fromEnvMax, recordedMax),
+    parentTaskId: parent?.id ?? envParent,
+    chain,
+    harness: overrides.harness ?? (env.OBSERVAL_HARNESS?.trim() || meta?.harness || undefined),
+    agentId: overrides.agentId ?? (env.OBSERVAL_AGENT_ID?.trim() || meta?.agentId || undefined),
+    sessionHint: env.OBSERVAL_SESSION_ID || env.CLAUDE_SESSION_ID || env.KIRO_SESSION_ID ||
+      undefined,
+    invalid,
+  };
+}
+
+/** The caller from the environment alone (no store at hand). */
 export function callerFromEnv(
   env: Env,
   overrides: { harness?: string; agentId?: string } = {},
 ): Caller {
-  const chain = (env.OBSERVAL_DELEGATION_CHAIN ?? "").split(",").map((s) => s.trim()).filter(
-    Boolean,
-  );
-  const parent = env.OBSERVAL_DELEGATION_TASK_ID?.trim();
-  return {
-    depth: nonNegativeInt(env.OBSERVAL_DELEGATION_DEPTH, 0),
-    maxDepth: nonNegativeInt(env.OBSERVAL_DELEGATION_MAX_DEPTH, DEFAULT_MAX_DEPTH),
-    parentTaskId: parent || undefined,
-    chain,
-    harness: overrides.harness ?? (env.OBSERVAL_HARNESS?.trim() || undefined),
-    agentId: overrides.agentId ?? (env.OBSERVAL_AGENT_ID?.trim() || undefined),
-    sessionHint: env.OBSERVAL_SESSION_ID || env.CLAUDE_SESSION_ID || env.KIRO_SESSION_ID ||
-      undefined,
-  };
+  return resolveCaller(env, overrides);
 }

@@ -37,6 +37,13 @@ export function checkMessage(message: string): void {
 
 /** A delegated agent may delegate only while it is above the depth limit. */
 export function checkDepth(caller: Caller): void {
+  if (caller.invalid) {
+    // Fail closed: a malformed depth must never read as the top level.
+    throw refuse(
+      `Delegation refused: ${caller.invalid}`,
+      "Remove or fix the variable; observal sets it for delegated agents",
+    );
+  }
   if (caller.depth >= caller.maxDepth) {
     throw refuse(
       `Delegation depth limit reached (${caller.maxDepth} levels)`,

@@ -6,5 +6,10 @@
 export * from "./caller.ts";
 export * from "./guards.ts";
 export * from "./service.ts";
+export * from "./harness_choice.ts";
+export { childEnv } from "./child_env.ts";
+export { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
+export { runLocal } from "./local_run.ts";
+export { type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
 export { runWorker } from "./worker.ts";
 export { detachedLauncher, type LaunchWorker, readPid, workerAlive } from "./worker_process.ts";

@@ -186,7 +186,8 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
       observal: { ...t.metadata.observal, remoteUrl: endpoint.iface.url },
     },
   })).task;
-  const deadline = ctx.clock.now().getTime() + REMOTE_TIMEOUT_MS;
+  const limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
+  const deadline = ctx.clock.now().getTime() + limitMs;
 
   if (client.streaming) {
     const followed = await follow(deps, client, id, input, stale);
@@ -226,7 +227,7 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
         store,
         id,
         "TASK_STATE_FAILED",
-        `Timed out after ${REMOTE_TIMEOUT_MS / 1000} seconds.`,
+        `Timed out after ${limitMs / 1000} seconds.`,
         ctx,
       );
     }

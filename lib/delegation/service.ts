@@ -4,7 +4,9 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { watch } from "node:fs";
+import { readFileSync, statSync, watch } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import process from "node:process";
 import {
   A2A_AGENT_CARD_MEDIA_TYPE,
   isFinal,
@@ -12,11 +14,21 @@ import {
   isTerminal,
   type Task,
 } from "../a2a/mod.ts";
-import { type Context, isoSeconds, ObservalError, serverTarget } from "../core/mod.ts";
+import {
+  type Context,
+  isoSeconds,
+  ObservalError,
+  type SelfPermissions,
+  serverTarget,
+} from "../core/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { appendCapabilityLock } from "../telemetry/mod.ts";
-import type { Caller } from "./caller.ts";
+import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
+import { workspaceRootOf } from "../workspace/mod.ts";
+import type { HarnessOption } from "./harness_choice.ts";
+import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
+import { reapTask, sweepWorkspaces } from "./reaper.ts";
 import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
 import { cancelRemote } from "./remote_run.ts";
 import { agentMessage, settle, userMessage } from "./task_ops.ts";
@@ -49,6 +61,10 @@ export interface FoundAgent {
   version?: string;
   harnesses?: string[];
   ref?: string;
+  /** Whether it can take a task from here (a registry Agent needs a usable harness). */
+  delegable: boolean;
+  /** What is missing when it cannot. */
+  unavailable?: string;
 }
 
 export interface StartOptions {
@@ -57,6 +73,8 @@ export interface StartOptions {
   waitSeconds?: number;
   /** Harness the child must run in (registry agents only). */
   harness?: string;
+  /** Longest the task may run, in seconds. @default 1800 */
+  timeoutSeconds?: number;
   /** When the caller's clock started, so lookup and launch count against the wait. */
   since?: Date;
   onTick?: (task: Task) => void;
@@ -70,6 +88,22 @@ export class DelegationService {
 
   constructor(deps: DelegationDeps) {
     this.#d = deps;
+  }
+
+  /**
+   * Who is delegating: the environment's delegation variables, completed (and capped) from
+   * the parent task, which is found by OBSERVAL_DELEGATION_TASK_ID or, when a harness
+   * stripped the environment, by the workspace that contains the current directory.
+   */
+  caller(overrides: { harness?: string; agentId?: string } = {}): Caller {
+    const { ctx, store } = this.#d;
+    return resolveCaller(ctx.env, overrides, {
+      task: (id) => store.get(id),
+      workspaceTask: () => {
+        const root = workspaceRootOf(ctx.cwd, ctx.home);
+        return root ? store.findByWorkspace(root) : undefined;
+      },
+    });
   }
 
   /** Approved, delegable agents that match a task description. */
@@ -88,16 +122,31 @@ export class DelegationService {
       federation: "none",
       pageSize: Math.min(100, Math.max(3 * limit, 10)),
     });
-    return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => ({
-      identifier: r.identifier,
-      name: r.displayName,
-      kind: r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const,
-      description: r.description,
-      score: r.score,
-      version: r.version,
-      harnesses: r["obs:supportedHarnesses"],
-      ref: r["obs:nativeRef"],
-    }));
+    // Harness facts load only for commands that need them.
+    const { harnessOptions, runnableHere } = await import("./harness_choice.ts");
+    let options: HarnessOption[] | undefined;
+    return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
+      const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
+      // A registry Agent runs here only if some harness it supports is installed here.
+      const here = kind === "agent"
+        ? runnableHere(
+          r["obs:supportedHarnesses"] ?? [],
+          options ??= harnessOptions(this.#d.ctx.env, this.#d.ctx.cwd),
+        )
+        : { runnable: true as const };
+      return {
+        identifier: r.identifier,
+        name: r.displayName,
+        kind,
+        description: r.description,
+        score: r.score,
+        version: r.version,
+        harnesses: r["obs:supportedHarnesses"],
+        ref: r["obs:nativeRef"],
+        delegable: here.runnable,
+        unavailable: here.runnable ? undefined : here.missing,
+      };
+    });
   }
 
   /** Resolves a reference to the registry's current entry document. */
@@ -133,53 +182,86 @@ export class DelegationService {
     const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
     const agentId = isA2a ? undefined : agentIdOf(identifier);
     checkCycle(caller, { identifier, agentId, name });
-    if (!isA2a) {
-      throw new ObservalError(
-        "NOT_IMPLEMENTED",
-        `${name} is a registry agent; running registry agents in a harness is not available yet`,
-        { remediation: "Delegate to an approved remote A2A agent (`observal delegate find`)" },
-      );
-    }
-    if (options.harness) {
-      throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
-        remediation: `${name} is a remote agent; drop --harness`,
+    this.sweep();
+
+    let kindMeta: Record<string, unknown>;
+    let perms: SelfPermissions;
+    if (isA2a) {
+      if (options.harness) {
+        throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
+          remediation: `${name} is a remote agent; drop --harness`,
+        });
+      }
+      const iface = entry["obs:a2aInterface"] as { url?: string } | undefined;
+      if (!iface?.url) {
+        throw new ObservalError(
+          "FAILED_PRECONDITION",
+          `${name} has no callable JSON-RPC endpoint`,
+          {
+            remediation: "Ask its owner to publish a JSONRPC interface in the Agent Card",
+          },
+        );
+      }
+      kindMeta = { kind: "a2a", remoteUrl: iface.url };
+      // The worker may reach the agent's endpoint and the configured registry, nothing else.
+      perms = { read: [ctx.home], write: [ctx.home], net: this.#net(iface.url) };
+    } else {
+      if (!agentId) {
+        throw new ObservalError(
+          "INVALID_ARGUMENT",
+          `Could not tell which registry agent ${identifier} names`,
+          { remediation: "Pass the identifier from `observal delegate find` (urn:air:...)" },
+        );
+      }
+      const supported = Array.isArray(entry["obs:supportedHarnesses"])
+        ? (entry["obs:supportedHarnesses"] as unknown[]).map(String)
+        : [];
+      const { chooseHarness, harnessOptions } = await import("./harness_choice.ts");
+      const choice = chooseHarness({
+        supported,
+        preferred: caller.harness,
+        required: options.harness,
+        options: harnessOptions(ctx.env, ctx.cwd),
+        agentName: name,
       });
-    }
-    const iface = entry["obs:a2aInterface"] as { url?: string } | undefined;
-    if (!iface?.url) {
-      throw new ObservalError("FAILED_PRECONDITION", `${name} has no callable JSON-RPC endpoint`, {
-        remediation: "Ask its owner to publish a JSONRPC interface in the Agent Card",
-      });
+      kindMeta = {
+        kind: "agent",
+        agentId,
+        harness: choice.key,
+        nativeRef: typeof entry["obs:nativeRef"] === "string" ? entry["obs:nativeRef"] : undefined,
+      };
+      perms = localPermissions(ctx, choice, this.#net());
     }
 
     const now = ctx.clock.now();
     const id = randomUUID();
     const contextId = randomUUID();
+    const meta: Record<string, unknown> = {
+      target: identifier,
+      targetName: name,
+      version: typeof entry.version === "string" ? entry.version : undefined,
+      digest: typeof entry["obs:artifactDigest"] === "string"
+        ? entry["obs:artifactDigest"]
+        : undefined,
+      parentHarness: caller.harness,
+      parentAgentId: caller.agentId,
+      parentTaskId: caller.parentTaskId,
+      depth: caller.depth,
+      maxDepth: caller.maxDepth ?? DEFAULT_MAX_DEPTH,
+      chain: caller.chain,
+      cwd: ctx.cwd,
+      createdAt: isoSeconds(now),
+      timeoutSeconds: options.timeoutSeconds ?? (isA2a ? undefined : LOCAL_TIMEOUT_SECONDS),
+      ...kindMeta,
+    };
+    for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
     const task: Task = {
       id,
       contextId,
       status: { state: "TASK_STATE_SUBMITTED", timestamp: isoSeconds(now) },
       history: [userMessage(message, id, contextId)],
       artifacts: [],
-      metadata: {
-        observal: {
-          target: identifier,
-          targetName: name,
-          kind: "a2a",
-          version: typeof entry.version === "string" ? entry.version : undefined,
-          digest: typeof entry["obs:artifactDigest"] === "string"
-            ? entry["obs:artifactDigest"]
-            : undefined,
-          parentHarness: caller.harness,
-          parentAgentId: caller.agentId,
-          parentTaskId: caller.parentTaskId,
-          depth: caller.depth,
-          chain: caller.chain,
-          cwd: ctx.cwd,
-          createdAt: isoSeconds(now),
-          remoteUrl: iface.url,
-        },
-      },
+      metadata: { observal: meta as Task["metadata"]["observal"] },
     };
     store.insert(task);
     try {
@@ -188,31 +270,41 @@ export class DelegationService {
         harness: caller.harness,
         cwd: ctx.cwd,
         identifier,
-        kind: "external",
+        kind: isA2a ? "external" : "agent",
+        component_id: agentId,
+        native_ref: task.metadata.observal.nativeRef,
         version: task.metadata.observal.version,
         digest: task.metadata.observal.digest,
         mode: "delegated",
         source: "delegate",
         session_hint: caller.sessionHint,
-        extra: { task_id: id },
+        extra: {
+          task_id: id,
+          ...(task.metadata.observal.harness
+            ? { child_harness: task.metadata.observal.harness }
+            : {}),
+        },
       });
     } catch { /* telemetry never blocks a delegation */ }
-    this.#launch(task, iface.url);
+    this.#launch(task, perms);
     return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
   }
 
-  #launch(task: Task, endpoint: string): void {
+  /** Hosts the worker may reach besides the agent: the configured registry, if remote. */
+  #net(endpoint?: string): string[] {
+    const target = serverTarget(this.#d.ctx);
+    return [endpoint ?? "", target.kind === "remote" ? target.url : ""].map(hostPort).filter(
+      (h): h is string => h !== undefined,
+    );
+  }
+
+  #launch(task: Task, perms: SelfPermissions): void {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id, { create: true });
     clearPid(dir);
-    // The worker may reach the agent's endpoint and the configured registry, nothing else.
-    const target = serverTarget(ctx);
-    const net = [endpoint, target.kind === "remote" ? target.url : ""].map(hostPort).filter(
-      (h): h is string => h !== undefined,
-    );
     let pid: number;
     try {
-      pid = this.#d.launch(task.id, dir, { read: [ctx.home], write: [ctx.home], net });
+      pid = this.#d.launch(task.id, dir, perms);
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
       settle(
@@ -252,7 +344,7 @@ export class DelegationService {
       : `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
     // The worker may have finished between the read above and the probe: settle only a
     // task that is still not final.
-    return store.update(id, (t) =>
+    const settled = store.update(id, (t) =>
       isFinal(t.status.state) ? undefined : {
         ...t,
         status: {
@@ -261,6 +353,23 @@ export class DelegationService {
           message: agentMessage(message, t.id, t.contextId),
         },
       }).task;
+    // A local task's child and workspace outlived the worker: stop it if provably ours.
+    if (settled.metadata.observal.workspaceRoot) {
+      try {
+        reapTask(store, settled, ctx.home);
+      } catch { /* the next sweep retries */ }
+    }
+    return store.require(id);
+  }
+
+  /**
+   * Removes workspaces of settled tasks and stops children of dead workers that are
+   * provably ours; runs on every start and status. Never throws.
+   */
+  sweep(): void {
+    try {
+      sweepWorkspaces(this.#d.ctx, this.#d.store, (t) => this.get(t.id));
+    } catch { /* cleanup must never fail a command */ }
   }
 
   /** Follows a task until it is final or the wait ends; returns it either way. */
@@ -272,6 +381,7 @@ export class DelegationService {
     const { clock } = this.#d.ctx;
     const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
+    this.sweep();
     let wake: TaskWatch | undefined;
     try {
       for (;;) {
@@ -336,7 +446,8 @@ export class DelegationService {
     });
     if (!changed) return this.get(id);
     store.putReply(id, message);
-    this.#launch(task, meta.remoteUrl ?? "");
+    const { home } = ctx;
+    this.#launch(task, { read: [home], write: [home], net: this.#net(meta.remoteUrl ?? "") });
     return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
   }
 
@@ -382,6 +493,49 @@ function watchTask(dir: string): TaskWatch {
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
     close: () => watcher?.close(),
   };
+}
+
+/**
+ * What a local task's worker may touch under `deno run`: read the caller's directory (to
+ * copy its uncommitted files), read and write OBSERVAL_HOME (the store, the workspace),
+ * run git and the chosen harness, and reach the registry. The harness child itself is
+ * not fenced by this: it has the user's own access.
+ */
+function localPermissions(
+  ctx: Context,
+  harness: { key: string; binary: string; trustDir?: string },
+  net: string[],
+): SelfPermissions {
+  const { binary } = harness;
+  const read = [ctx.home, ...repositoryPaths(ctx.cwd), binary];
+  // Pi's trust is checked again when the run starts.
+  if (harness.trustDir) read.push(harness.trustDir);
+  // kill(1) stops the child's whole process group when a scoped permission cannot; the
+  // others read a child's start time, which tells it from a later process with its pid.
+  const run = ["git", binary, "kill"];
+  if (process.platform === "linux") run.push("cat", "readlink");
+  if (process.platform === "darwin") run.push("ps", "lsof");
+  return { read, write: [ctx.home], net, run };
+}
+
+/**
+ * The folders a worker reads to copy the caller's working state: the repository's top
+ * level (found by its `.git`) and, for a linked worktree, the git directory it points to.
+ * Outside a repository, the directory itself.
+ */
+function repositoryPaths(cwd: string): string[] {
+  for (let dir = resolve(cwd);; dir = dirname(dir)) {
+    const dotGit = join(dir, ".git");
+    try {
+      if (statSync(dotGit).isFile()) {
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+        // A linked worktree's git directory lives in the main repository's .git.
+        return gitdir ? [dir, resolve(dir, gitdir, "..", "..")] : [dir];
+      }
+      return [dir];
+    } catch { /* no .git here: look further up */ }
+    if (dirname(dir) === dir) return [resolve(cwd)];
+  }
 }
 
 /** The registry agent id in `urn:air:<publisher>:agent:<uuid>`. */

@@ -28,7 +28,9 @@ export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<nu
   }
   let result: Task;
   try {
-    result = await runRemote(deps, task);
+    result = task.metadata.observal.kind === "agent"
+      ? await (await import("./local_run.ts")).runLocal(deps, task)
+      : await runRemote(deps, task);
   } catch (err) {
     const message = err instanceof ObservalError
       ? [err.message, err.remediation].filter(Boolean).join(". ")

@@ -1,7 +1,7 @@
 /** `observal delegate`: hand a task to an approved agent and follow it. */
 import type { Task } from "../../a2a/mod.ts";
 import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
-import { callerFromEnv, runWorker } from "../../delegation/mod.ts";
+import { runWorker } from "../../delegation/mod.ts";
 import { type Command, type Group, int, type Invocation, str } from "../command.ts";
 import { paint, printJson, renderTable, say } from "../output.ts";
 import { clip } from "../registry/_client.ts";
@@ -59,6 +59,9 @@ const find: Command = {
       ["AGENT", "KIND", "MATCH", "IDENTIFIER"],
       agents.map((a) => [clip(a.name, 32), a.kind, String(a.score ?? ""), a.identifier]),
     ));
+    for (const a of agents.filter((a) => !a.delegable)) {
+      say(ctx, paint(ctx, "dim", `${a.name} cannot run on this machine: ${a.unavailable}.`));
+    }
   },
 };
 
@@ -73,6 +76,12 @@ const run: Command = {
       value: "HARNESS",
       description: "Harness a registry agent must run in",
     },
+    timeout: {
+      type: "string",
+      value: "SECONDS",
+      description: "Longest the task may run (1-86400)",
+      default: "1800",
+    },
     ...waitFlag(600),
   },
   details: `AGENT is an identifier from \`observal delegate find\` (urn:air:...) or a registry
@@ -81,6 +90,7 @@ the agent does not see your conversation.
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input.`,
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800);
+    const timeoutSeconds = int(inv, "timeout", 1, 86_400);
     const harnessFlag = str(inv, "harness");
     const harness = harnessFlag ? await harnessKey(harnessFlag) : undefined;
     return await follow(
@@ -88,9 +98,10 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
       ctx,
       ({ service }, since, onTick) =>
         service.start(inv.args.agent, inv.args.message, {
-          caller: callerFromEnv(ctx.env),
+          caller: service.caller(),
           waitSeconds: wait,
           harness,
+          timeoutSeconds,
           since,
           onTick,
         }),
@@ -239,7 +250,6 @@ logs go to stderr. The server stops when the client closes its stdin.`,
   async run(inv, ctx) {
     const harness = await callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
     const agentId = str(inv, "parent-id")?.trim() || undefined;
-    const caller = callerFromEnv(ctx.env, { harness, agentId });
     // The protocol owns stdout: whatever else this session might print goes to stderr.
     const io = { ...ctx.io, stdout: ctx.io.stderr, isTTY: false, color: false };
     // Loaded here: the MCP SDK is the heaviest import, and no other command needs it.
@@ -247,7 +257,7 @@ logs go to stderr. The server stops when the client closes its stdin.`,
     await withService({ ...ctx, io }, ({ service }) =>
       serveStdio(createAgentsServer({
         service,
-        caller,
+        caller: service.caller({ harness, agentId }),
         clock: ctx.clock,
         version: VERSION,
         stderr: ctx.io.stderr,

@@ -40,6 +40,7 @@ export const searchCommand: Command = {
       pageToken: str(inv, "page-token"),
     };
     const response = await withClient(ctx, (c) => c.search(request));
+    await markRunnableHere(ctx, response.results);
     if (inv.json) return printJson(ctx, response);
     if (response.results.length === 0) return say(ctx, "No entries match that search.");
     const rows = response.results.map((r) => [
@@ -53,9 +54,37 @@ export const searchCommand: Command = {
     ctx.io.stdout.write(
       renderTable(["NAME", "KIND", "SCORE", "DELEGABLE", "STATE", "IDENTIFIER"], rows),
     );
+    for (const r of response.results.filter((r) => typeof r.unavailable === "string")) {
+      say(ctx, paint(ctx, "dim", `${r.displayName} cannot run on this machine: ${r.unavailable}.`));
+    }
     if (response.pageToken) say(ctx, `More: --page-token ${response.pageToken}`);
   },
 };
+
+/**
+ * The registry says whether an Agent can run headless anywhere; whether it can run here
+ * depends on the harnesses installed on this machine. Delegable registry Agents that none
+ * of them can run are marked not delegable, with what to install.
+ */
+async function markRunnableHere(
+  ctx: Parameters<typeof say>[0],
+  results: Array<Record<string, unknown>>,
+): Promise<void> {
+  const agents = results.filter((r) => r.type === TYPES.agent && r["obs:delegable"] === true);
+  if (agents.length === 0) return;
+  const { harnessOptions, runnableHere } = await import("../../delegation/mod.ts");
+  const options = harnessOptions(ctx.env, ctx.cwd);
+  for (const r of agents) {
+    const supported = Array.isArray(r["obs:supportedHarnesses"])
+      ? (r["obs:supportedHarnesses"] as unknown[]).map(String)
+      : [];
+    const here = runnableHere(supported, options);
+    if (!here.runnable) {
+      r["obs:delegable"] = false;
+      r.unavailable = here.missing;
+    }
+  }
+}
 
 export const inspectCommand: Command = {
   name: "inspect",

@@ -1,0 +1,158 @@
+/**
+ * Which harness runs a registry Agent: the caller's own harness when it can, else the
+ * first one installed here that the agent supports. `--harness` is strict: it is used or
+ * refused, never silently replaced.
+ * @module
+ */
+import type { Env } from "../core/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+import {
+  getHarness,
+  type HarnessKey,
+  headlessAdapter,
+  headlessHarnesses,
+  normalizeHarness,
+  piTrust,
+} from "../harness/mod.ts";
+import { findExecutable } from "../process/mod.ts";
+
+/** One harness that can run headless, and whether it can here. */
+export interface HarnessOption {
+  key: HarnessKey;
+  /** Display name, e.g. "Claude Code". */
+  name: string;
+  /** The binary the harness runs as. */
+  program: string;
+  /** Its absolute path, when it is installed and usable here. */
+  binary?: string;
+  /** Why it cannot run here, when it cannot. */
+  unavailable?: string;
+  /** Where the harness keeps the trust decision a run depends on (Pi's agent folder). */
+  trustDir?: string;
+}
+
+/**
+ * Every harness with a headless mode and whether it can run here: its binary must be on
+ * the PATH of `env`; Pi must also already trust `cwd`.
+ */
+export function harnessOptions(env: Env, cwd: string): HarnessOption[] {
+  return headlessHarnesses().map((key) => harnessOption(key, env, cwd));
+}
+
+/** One headless harness and whether it can run here (see {@linkcode harnessOptions}). */
+export function harnessOption(key: HarnessKey, env: Env, cwd: string): HarnessOption {
+  const facts = getHarness(key);
+  const program = facts.headless.binary ?? key;
+  const option: HarnessOption = { key, name: facts.display_name, program };
+  const binary = findExecutable(program, { path: env.PATH, pathExt: env.PATHEXT });
+  if (!binary) return { ...option, unavailable: `${program} is not on PATH` };
+  if (key === "pi") {
+    const trust = piTrust(cwd, env);
+    if (!trust.trusted) {
+      return {
+        ...option,
+        unavailable:
+          "Pi does not trust this repository yet, and a headless Pi run would execute its project extensions",
+      };
+    }
+    return { ...option, binary, trustDir: trust.agentDir };
+  }
+  return { ...option, binary };
+}
+
+/** What {@linkcode chooseHarness} decides from. */
+export interface HarnessChoiceInput {
+  /** The agent's supported harnesses; empty means all. */
+  supported: readonly string[];
+  /** The caller's own harness, tried first. */
+  preferred?: string;
+  /** `--harness`: this one or a refusal. */
+  required?: string;
+  options: readonly HarnessOption[];
+  /** Names the agent in messages. */
+  agentName: string;
+}
+
+function installAdvice(options: readonly HarnessOption[], among?: readonly string[]): string {
+  const wanted = options.filter((o) => !among || among.length === 0 || among.includes(o.key));
+  return `Install one of: ${wanted.map((o) => `${o.name} (${o.program})`).join(", ")}`;
+}
+
+/**
+ * Picks the harness and its binary.
+ *
+ * @throws {ObservalError} FAILED_PRECONDITION naming what is missing and what to install
+ *   or choose instead; INVALID_ARGUMENT for an unknown `--harness`
+ */
+export function chooseHarness(
+  input: HarnessChoiceInput,
+): { key: HarnessKey; binary: string; trustDir?: string } {
+  const { options, agentName } = input;
+  const supported = input.supported.filter((s) => s.trim() !== "");
+  const supports = (key: string) => supported.length === 0 || supported.includes(key);
+  const usable = options.filter((o) => o.binary);
+  const usableNames = usable.map((o) => o.key).join(", ");
+
+  if (input.required) {
+    const key = normalizeHarness(input.required);
+    headlessAdapter(key); // Goose and VS Code Copilot are refused here, with their reason.
+    const option = options.find((o) => o.key === key)!;
+    if (!supports(key)) {
+      throw new ObservalError(
+        "FAILED_PRECONDITION",
+        `${agentName} supports ${supported.join(", ")}, not ${key}`,
+        { remediation: `Choose one of its harnesses with --harness`, resource: key },
+      );
+    }
+    if (!option.binary) {
+      throw new ObservalError(
+        "FAILED_PRECONDITION",
+        `${option.name} cannot run an agent headless on this machine: ${option.unavailable}`,
+        {
+          remediation: usableNames
+            ? `Install ${option.name} (${option.program}), or use one that can run here: ${usableNames}`
+            : `Install ${option.name} (${option.program})`,
+          resource: key,
+        },
+      );
+    }
+    return { key, binary: option.binary, trustDir: option.trustDir };
+  }
+
+  const order = [
+    ...usable.filter((o) => o.key === input.preferred),
+    ...usable.filter((o) => o.key !== input.preferred),
+  ];
+  const chosen = order.find((o) => supports(o.key));
+  if (chosen) return { key: chosen.key, binary: chosen.binary!, trustDir: chosen.trustDir };
+  if (usable.length === 0) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      "No harness on this machine can run an agent headless",
+      { remediation: installAdvice(options, supported) },
+    );
+  }
+  throw new ObservalError(
+    "FAILED_PRECONDITION",
+    `${agentName} supports ${supported.join(", ")}, but only ${usableNames} can run headless here`,
+    { remediation: installAdvice(options, supported) },
+  );
+}
+
+/**
+ * For search results: whether a registry Agent with these supported harnesses can run on
+ * this machine, and if not, what to install.
+ */
+export function runnableHere(
+  supported: readonly string[],
+  options: readonly HarnessOption[],
+): { runnable: true } | { runnable: false; missing: string } {
+  const wanted = supported.length === 0
+    ? options
+    : options.filter((o) => supported.includes(o.key));
+  if (wanted.some((o) => o.binary)) return { runnable: true };
+  if (wanted.length === 0) {
+    return { runnable: false, missing: "none of its harnesses can run headless" };
+  }
+  return { runnable: false, missing: installAdvice(wanted) };
+}

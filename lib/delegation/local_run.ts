@@ -1,0 +1,393 @@
+/**
+ * Runs a registry Agent inside the worker: a throwaway copy of the caller's repository,
+ * the agent's harness configuration written into it, the harness CLI run headless there,
+ * and the child's edits returned as `changes.patch`. The copy is always removed; the
+ * caller's repository is never touched.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
+import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import {
+  type ConfigSnippet,
+  getHarness,
+  type HarnessKey,
+  InstallResponseSchema,
+  normalizeHarness,
+  parseHeadlessOutput,
+  planHeadlessRun,
+  type StdioMcpEntry,
+  stripAnsi,
+  writeSnippet,
+} from "../harness/mod.ts";
+import { processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
+import type { RegistryClient } from "../registry/mod.ts";
+import type { TaskStore } from "../store/mod.ts";
+import {
+  createWorkspace,
+  markBaseline,
+  removeWorkspace,
+  type Workspace,
+  workspaceChanges,
+} from "../workspace/mod.ts";
+import { childEnv } from "./child_env.ts";
+import { harnessOption } from "./harness_choice.ts";
+import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
+import { agentMessage, markChanged, settle } from "./task_ops.ts";
+
+/** How often the worker looks for a cancel request while the child runs. */
+const CANCEL_CHECK_MS = 200;
+/** How long the child's process group gets between SIGTERM and SIGKILL. */
+const TERMINATE_GRACE_MS = 10_000;
+/** Output of the child we read back to find its answer (the logs keep up to 16 MiB). */
+const MAX_OUTPUT_READ = 16 * 1024 * 1024;
+
+/** What a local run needs. */
+export interface LocalRunDeps {
+  ctx: Context;
+  store: TaskStore;
+  registry: () => RegistryClient;
+}
+
+/** How the run ended, before the workspace is removed and the task settled. */
+type Outcome =
+  | { state: "TASK_STATE_COMPLETED"; text: string; artifacts: Artifact[] }
+  | { state: "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED"; text: string };
+
+function update(deps: LocalRunDeps, id: string, fn: (t: Task) => Task): Task {
+  const { task, changed } = deps.store.update(id, fn);
+  return changed ? markChanged(deps.store, task) : task;
+}
+
+function working(deps: LocalRunDeps, id: string, text: string): Task {
+  return update(deps, id, (t) => ({
+    ...t,
+    status: {
+      state: "TASK_STATE_WORKING",
+      timestamp: isoSeconds(deps.ctx.clock.now()),
+      message: agentMessage(text, t.id, t.contextId),
+    },
+  }));
+}
+
+function observal(deps: LocalRunDeps, id: string, patch: Record<string, unknown>): Task {
+  return update(deps, id, (t) => {
+    const meta: Record<string, unknown> = { ...t.metadata.observal, ...patch };
+    for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
+    return { ...t, metadata: { ...t.metadata, observal: meta as Task["metadata"]["observal"] } };
+  });
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ObservalError) {
+    return [err.message, err.remediation].filter(Boolean).join(". ");
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The registry's approval, checked again at run time: it may have been withdrawn. */
+async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | undefined> {
+  const meta = task.metadata.observal;
+  let entry: Record<string, unknown>;
+  try {
+    entry = await deps.registry().entry(meta.target);
+  } catch (err) {
+    if (err instanceof ObservalError && err.code === "NOT_FOUND") {
+      return "it was removed from the registry";
+    }
+    throw err;
+  }
+  if (entry["obs:lifecycle"] !== "approved" || entry["obs:delegable"] === false) {
+    return "it is no longer approved";
+  }
+  return undefined;
+}
+
+/** A name safe for profile files: lower-case letters, digits, "-" and "_". */
+function localName(raw: unknown): string {
+  const name = String(raw ?? "").toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(
+    /^-+|-+$/g,
+    "",
+  ).slice(0, 64).replace(/-+$/, "");
+  return /^[a-z0-9]/.test(name) ? name : "agent";
+}
+
+/** The MCP servers an install declares, whichever shape the harness's snippet has. */
+function snippetServers(snippet: ConfigSnippet, key: HarnessKey): Record<string, StdioMcpEntry> {
+  const facts = getHarness(key);
+  const mcp = snippet.mcp_config as Record<string, unknown> | undefined;
+  const pick = (v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? v as Record<string, StdioMcpEntry>
+      : undefined;
+  if (mcp && typeof mcp.path === "string") {
+    return pick((mcp.content as Record<string, unknown>)?.[facts.mcp_servers_key]) ?? {};
+  }
+  if (mcp) return pick(mcp) ?? {};
+  const profile = snippet.agent_profile?.content;
+  if (profile && typeof profile === "object") return pick(profile.mcpServers) ?? {};
+  return {};
+}
+
+/** Installs the agent's configuration for `harness` into the workspace. */
+async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, ws: Workspace) {
+  const meta = task.metadata.observal;
+  const registry = deps.registry();
+  const agentId = meta.agentId!;
+  const detail = await registry.agent(agentId);
+  const name = localName(detail.slug ?? detail.name);
+  const raw = await registry.installAgent(agentId, {
+    harness,
+    options: { scope: "project", local_name: name },
+    platform: process.platform,
+    version: meta.version,
+    supported_features: [],
+  });
+  const parsed = InstallResponseSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ObservalError("NETWORK", "The registry sent an install this version cannot read", {
+      remediation: "Check that the observal client and registry versions match",
+    });
+  }
+  const install = parsed.data;
+  // The approval pinned a digest; install exactly that definition or nothing.
+  if (meta.digest && install.lock.digest !== meta.digest) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      "The agent's definition changed since it was approved for this task",
+      { remediation: "Ask a reviewer to approve the current version, then delegate again" },
+    );
+  }
+  const written = await writeSnippet(install.config_snippet, {
+    targetDir: ws.path,
+    scope: "project",
+    home: deps.ctx.env.HOME ?? ws.root,
+    setupCommands: "skip",
+  });
+  return {
+    name,
+    displayName: String(detail.name ?? name),
+    instructions: typeof detail.prompt === "string" ? detail.prompt : "",
+    version: install.version,
+    servers: snippetServers(install.config_snippet, harness),
+    // Absolute paths: the workspace decides what lies in its tree.
+    written: written.files.map((f) => f.path),
+  };
+}
+
+function readBounded(path: string): string {
+  try {
+    const text = readFileSync(path, "utf8");
+    return text.length > MAX_OUTPUT_READ ? text.slice(0, MAX_OUTPUT_READ) : text;
+  } catch {
+    return "";
+  }
+}
+
+/** Waits for the child, a cancel request or the deadline, whichever comes first. */
+async function waitForChild(
+  deps: LocalRunDeps,
+  id: string,
+  child: Awaited<ReturnType<typeof spawnChild>>,
+  deadline: number,
+): Promise<"exited" | "canceled" | "timeout"> {
+  const { clock } = deps.ctx;
+  let exited = false;
+  child.exited.then(() => (exited = true));
+  for (;;) {
+    await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS)]);
+    if (exited) return "exited";
+    const why = deps.store.cancelRequested(id)
+      ? "canceled"
+      : clock.now().getTime() >= deadline
+      ? "timeout"
+      : undefined;
+    if (why) {
+      await terminateGroup(child.pid, { clock, graceMs: TERMINATE_GRACE_MS, exited: child.exited });
+      await child.exited;
+      return why;
+    }
+  }
+}
+
+function statText(stat: { files: number; insertions: number; deletions: number }): string {
+  const files = `${stat.files} file${stat.files === 1 ? "" : "s"} changed`;
+  return `${files}, +${stat.insertions} -${stat.deletions}`;
+}
+
+async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<Outcome> {
+  const { ctx, store } = deps;
+  const id = task.id;
+  const meta = task.metadata.observal;
+  const harness = normalizeHarness(meta.harness ?? "");
+  const facts = getHarness(harness);
+  const option = harnessOption(harness, ctx.env, meta.cwd);
+  if (!option.binary) {
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} cannot run here any more: ${option.unavailable}.`,
+    };
+  }
+
+  const agent = await materialize(deps, task, harness, ws);
+  observal(deps, id, { agentName: agent.displayName, version: agent.version });
+  const baseline = await markBaseline(ws, agent.written);
+  const sessionId = randomUUID();
+  const plan = planHeadlessRun({
+    harness,
+    binary: option.binary,
+    agentName: agent.name,
+    instructions: agent.instructions,
+    message: (task.history?.[0]?.parts ?? []).map((p) => p.text ?? "").join("\n"),
+    workdir: ws.path,
+    scratch: ws.scratch,
+    sessionId,
+    mcpServers: agent.servers,
+    env: ctx.env,
+    now: ctx.clock.now(),
+  });
+  for (const file of plan.files) {
+    mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
+    writeFileSync(file.path, file.content, { mode: 0o600 });
+  }
+  if (store.cancelRequested(id)) {
+    return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
+  }
+
+  working(deps, id, `Running ${agent.displayName} in ${facts.display_name}.`);
+  const dir = store.taskDir(id, { create: true });
+  const logs = { stdout: join(dir, "stdout.log"), stderr: join(dir, "stderr.log") };
+  let child;
+  try {
+    child = await spawnChild(plan.argv, {
+      cwd: ws.path,
+      env: { ...childEnv(ctx.env, store.require(id)), ...plan.env },
+      stdin: plan.stdin,
+      stdoutPath: logs.stdout,
+      stderrPath: logs.stderr,
+    });
+  } catch (err) {
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} could not be started: ${errorText(err)}.`,
+    };
+  }
+  observal(deps, id, {
+    childPid: child.pid,
+    childStartTime: processIdentity(child.pid)?.startTime,
+    childSessionId: plan.sessionId,
+  });
+
+  const timeout = meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS;
+  const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
+  observal(deps, id, { childPid: undefined, childStartTime: undefined });
+  if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
+  if (why === "timeout") {
+    return { state: "TASK_STATE_FAILED", text: `Timed out after ${timeout} seconds.` };
+  }
+
+  const exit = await child.exited;
+  const stdout = readBounded(logs.stdout);
+  const stderr = readBounded(logs.stderr);
+  const result = parseHeadlessOutput(harness, {
+    stdout,
+    stderr,
+    exitCode: exit.code,
+    outputFileText: plan.outputFile ? readBounded(plan.outputFile) || undefined : undefined,
+  }, plan);
+  if (result.sessionId) observal(deps, id, { childSessionId: result.sessionId });
+
+  const changes = await workspaceChanges(ws, baseline);
+  const notes = [...ws.notes, ...changes.notes];
+  if (notes.length) observal(deps, id, { notes });
+  const logHint = `See ${logs.stderr}`;
+  if (exit.code !== 0 || result.error) {
+    const tail = stripAnsi(stderr).trim().slice(-800);
+    const reason = result.error ??
+      (tail ||
+        `${facts.display_name} exited with ${
+          exit.code === null ? `signal ${exit.signal}` : `code ${exit.code}`
+        }`);
+    return { state: "TASK_STATE_FAILED", text: `${reason.replace(/\.?$/, ".")} ${logHint}.` };
+  }
+  if (!result.text && !changes.patch) {
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} returned no answer and made no changes. ${logHint}.`,
+    };
+  }
+  const artifacts: Artifact[] = [];
+  if (result.text) artifacts.push(textArtifact("result", result.text));
+  if (changes.patch) {
+    const patchPath = join(dir, "changes.patch");
+    writeFileSync(patchPath, changes.bytes, { mode: 0o600 });
+    observal(deps, id, { patchPath });
+    artifacts.push(textArtifact("changes.patch", changes.patch, "text/x-diff"));
+  }
+  return {
+    state: "TASK_STATE_COMPLETED",
+    text: changes.patch ? `Done. Proposed changes attached (${statText(changes.stat)}).` : "Done.",
+    artifacts,
+  };
+}
+
+/** The worker's run of one local task. Always leaves the task settled and the copy gone. */
+export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
+  const { ctx, store } = deps;
+  const id = task.id;
+  const refused = await stillApproved(deps, task);
+  if (refused) {
+    const name = task.metadata.observal.targetName ?? "The agent";
+    return settle(
+      store,
+      id,
+      "TASK_STATE_REJECTED",
+      `${name} can no longer take this task: ${refused}.`,
+      ctx,
+    );
+  }
+  if (store.cancelRequested(id)) {
+    return settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+  }
+  working(deps, id, "Preparing a copy of the repository.");
+  let ws: Workspace;
+  try {
+    ws = await createWorkspace({ home: ctx.home, cwd: task.metadata.observal.cwd, env: ctx.env });
+  } catch (err) {
+    return settle(
+      store,
+      id,
+      "TASK_STATE_FAILED",
+      `Could not prepare the delegated workspace: ${errorText(err)}`,
+      ctx,
+    );
+  }
+  observal(deps, id, {
+    workspaceRoot: ws.root,
+    workspace: ws.kind === "git" ? "git-worktree" : "empty",
+    notes: ws.notes.length ? ws.notes : undefined,
+  });
+  let outcome: Outcome;
+  try {
+    outcome = await execute(deps, store.require(id), ws);
+  } catch (err) {
+    ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
+    outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
+  } finally {
+    removeWorkspace(ws.root, ctx.home);
+  }
+  // Settled last: whoever sees the final state also finds the copy gone.
+  const { task: done } = store.update(id, (t) => ({
+    ...t,
+    status: {
+      state: outcome.state,
+      timestamp: isoSeconds(ctx.clock.now()),
+      message: agentMessage(outcome.text, t.id, t.contextId),
+    },
+    artifacts: "artifacts" in outcome ? outcome.artifacts : t.artifacts,
+  }));
+  return markChanged(store, done);
+}

@@ -1,0 +1,203 @@
+/**
+ * `observal delegate run` hands a task to an approved registry Agent, and the real harness
+ * CLI (pinned, from npm) does the work in the throwaway copy, driven by the scripted model
+ * server. Everything runs inside a loopback-only network namespace where the machine
+ * allows it, so nothing can leave the machine.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { type HarnessKey, planHeadlessRun } from "../../lib/harness/mod.ts";
+import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support/harness_clis.ts";
+import { agentYaml, localPlayground } from "../support/local_delegation.ts";
+import { type ScriptStep, scriptText } from "../support/model_server.ts";
+import { startModelServerInNetns } from "../support/netns.ts";
+import { MAIN } from "../support/process.ts";
+
+const FINAL = "Made the three changes.";
+/** Starts with dashes: it must reach the agent as the task, never as a flag. */
+const TASK = "--help is part of the task: follow your scripted plan.";
+const STEPS: ScriptStep[] = [
+  { write: { path: "new.txt", content: "created by the agent\n" } },
+  { edit: { path: "edit.txt", old: "two", new: "TWO" } },
+  { delete: { path: "gone.txt" } },
+  { say: FINAL },
+];
+
+/** Files and their content under a directory, skipping .git. */
+function tree(dir: string, base = dir, out: Record<string, string> = {}): Record<string, string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === ".git") continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) tree(p, base, out);
+    else out[p.slice(base.length + 1)] = readFileSync(p, "latin1");
+  }
+  return out;
+}
+
+function gitState(repo: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p] = readFileSync(p, "latin1");
+    }
+  };
+  walk(join(repo, ".git"));
+  return out;
+}
+
+async function runObserval(
+  argv: string[],
+  options: { enter: string[]; cwd: string; env: Record<string, string> },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cmd = [...options.enter, Deno.execPath(), "run", "-A", MAIN, ...argv];
+  const out = await new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp) {
+  Deno.test(`delegate run --harness ${key}: the real CLI edits the copy; the patch applies`, async () => {
+    const cli = await ensureHarnessCli(key);
+    const model = await startModelServerInNetns();
+    const pg = await localPlayground({
+      yaml: agentYaml("scripted", `# via ${key}\n`).replace(
+        "  You fix small things.\n",
+        `  You follow a scripted plan. ${scriptText(STEPS)}\n`,
+      ),
+    });
+    try {
+      const env: Record<string, string> = {
+        ...(pg.env as Record<string, string>),
+        ...harnessTestEnv(key, { home: pg.root, modelUrl: model.url }),
+      };
+      env.PATH = `${cli.binDir}:${env.PATH}`;
+      // A 5xx would otherwise be retried for minutes.
+      env.CLAUDE_CODE_MAX_RETRIES = "1";
+      if (key === "pi") {
+        // Pi runs only where it already trusts the caller's repository.
+        const dir = join(pg.root, ".pi", "agent");
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, "trust.json"), JSON.stringify({ [pg.repo]: true }));
+      }
+      const treeBefore = tree(pg.repo);
+      const gitBefore = gitState(pg.repo);
+      const r = await runObserval(
+        ["delegate", "run", pg.identifier, "--harness", key, "--json", "--wait", "300", "--", TASK],
+        { enter: model.enter, cwd: pg.repo, env },
+      );
+      const task = JSON.parse(r.stdout || "{}") as Task;
+      const detail = () => {
+        const dir = join(pg.home, "delegations", task.id ?? "");
+        const read = (f: string) => {
+          try {
+            return readFileSync(join(dir, f), "utf8").slice(-3000);
+          } catch {
+            return "";
+          }
+        };
+        return `exit ${r.code}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}\n` +
+          `stdout.log:\n${read("stdout.log")}\nstderr.log:\n${read("stderr.log")}\n` +
+          `worker.log:\n${read("worker.log")}\nrequests: ${
+            model.requests().map((q) => `${q.path} -> ${q.reply}`).join(", ")
+          }`;
+      };
+      assert.equal(r.code, 0, detail());
+      assert.equal(task.status.state, "TASK_STATE_COMPLETED", detail());
+      const meta = task.metadata.observal;
+      assert.equal(meta.harness, key);
+      const result = task.artifacts?.find((a) => a.name === "result");
+      assert.equal(result?.parts[0].text, FINAL, detail());
+      assert.ok(meta.patchPath, detail());
+      const patch = readFileSync(meta.patchPath, "utf8");
+      // The agent's own configuration stays out of the patch.
+      assert.doesNotMatch(
+        patch,
+        /\.claude\/|\.codex\/|\.opencode\/|\.github\/agents|opencode\.json/,
+      );
+      // The child's session id is recorded: chosen by us, or read from the harness.
+      if (session === "chosen") {
+        assert.match(meta.childSessionId ?? "", /^[0-9a-f]{8}-[0-9a-f-]{27}$/);
+      } else {
+        assert.match(meta.childSessionId ?? "", session);
+      }
+      // The task reached the model as the task, and only the namespace's loopback was used.
+      assert.ok(
+        model.requests().some((q) => JSON.stringify(q.body).includes(TASK)),
+        "the brief reached the model",
+      );
+      assert.ok(model.isolated || Deno.build.os !== "linux", "children ran in a network namespace");
+
+      // Until the caller applies it, the caller's repository is exactly as it was.
+      assert.deepEqual(tree(pg.repo), treeBefore);
+      assert.deepEqual(gitState(pg.repo), gitBefore);
+      pg.git("apply", meta.patchPath);
+      const after = tree(pg.repo);
+      assert.deepEqual(after, {
+        "keep.txt": "keep\n",
+        "edit.txt": "one\nTWO\n",
+        "new.txt": "created by the agent\n",
+      });
+    } finally {
+      await pg.close();
+      await model.close();
+    }
+  });
+}
+
+delegateTest("claude-code", "chosen");
+delegateTest("codex", /^[0-9a-f-]{36}$/);
+delegateTest("pi", "chosen");
+delegateTest("opencode", /^ses_/);
+delegateTest("copilot-cli", "chosen");
+
+/** The help text a flag must appear in, per harness. */
+const HELP: Record<HarnessCliKey, string[]> = {
+  "claude-code": ["--help"],
+  codex: ["exec", "--help"],
+  pi: ["--help"],
+  opencode: ["run", "--help"],
+  "copilot-cli": ["--help"],
+};
+
+Deno.test("every flag an adapter passes is in the pinned CLI's --help", async () => {
+  for (const key of Object.keys(HELP) as HarnessCliKey[]) {
+    const cli = await ensureHarnessCli(key);
+    const plan = planHeadlessRun({
+      harness: key as HarnessKey,
+      binary: cli.bin,
+      agentName: "reviewer",
+      instructions: "Review.",
+      message: "task",
+      workdir: "/ws",
+      scratch: "/scratch",
+      sessionId: "11111111-2222-4333-8444-555555555555",
+      mcpServers: { git: { command: "npx", args: ["git-mcp"], env: { A: "1" } } },
+    });
+    const flags = new Set(
+      plan.argv.slice(1).filter((a) => /^--[a-z]/.test(a)).map((a) => a.split("=")[0]),
+    );
+    const out = await new Deno.Command(cli.bin, {
+      args: HELP[key],
+      env: { PATH: `${cli.binDir}:${Deno.env.get("PATH")}`, HOME: "/nonexistent", NO_COLOR: "1" },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const help = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    for (const flag of flags) {
+      assert.ok(
+        new RegExp(`(^|[\\s,\\[])${flag}(?![\\w-])`, "m").test(help),
+        `${key}: ${flag} is not in \`${HELP[key].join(" ")}\`:\n${help.slice(0, 4000)}`,
+      );
+    }
+  }
+});

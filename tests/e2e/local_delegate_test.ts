@@ -1,0 +1,364 @@
+/**
+ * Local delegation end to end with a stand-in harness: `observal delegate run` on an
+ * approved registry Agent, a real detached worker, a real workspace copy and a real child
+ * process in it. The real harness CLIs are driven in harness_delegate_test.ts; this file
+ * covers the run's rules and its faults quickly and deterministically.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { pidExists, processIdentity } from "../../lib/process/mod.ts";
+import { openTaskStore } from "../../lib/store/mod.ts";
+import { systemClock } from "../../lib/core/mod.ts";
+import {
+  killIfAlive,
+  type LocalPlayground,
+  localPlayground,
+  waitFor,
+} from "../support/local_delegation.ts";
+
+/**
+ * A stand-in for `claude -p`: logs how it was started, runs $FAKE_ACTIONS in its cwd,
+ * then prints Claude's JSON result. Everything it does is steered through the
+ * environment, which the worker passes on.
+ */
+const FAKE_CLAUDE = `#!/bin/sh
+sid=""
+prev=""
+for a in "$@"; do
+  [ "$prev" = "--session-id" ] && sid="$a"
+  prev="$a"
+done
+log="\${FAKE_LOG:-/dev/null}"
+{ printf 'cwd=%s\\n' "$PWD"; for a in "$@"; do printf 'arg=%s\\n' "$a"; done; env | grep '^OBSERVAL_'; } > "$log"
+cat > "$log.stdin"
+eval "\${FAKE_ACTIONS:-}"
+[ -n "\${FAKE_SILENT:-}" ] && exit "\${FAKE_EXIT:-0}"
+printf '{"type":"result","result":"%s","is_error":false,"session_id":"%s"}\\n' "\${FAKE_ANSWER:-Done here.}" "$sid"
+exit "\${FAKE_EXIT:-0}"
+`;
+
+/** Files and their content under a directory, skipping .git. */
+function tree(dir: string, base = dir, out: Record<string, string> = {}): Record<string, string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === ".git") continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) tree(p, base, out);
+    else out[p.slice(base.length + 1)] = readFileSync(p, "latin1");
+  }
+  return out;
+}
+
+/** Everything under .git, byte for byte. */
+function gitState(repo: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p] = readFileSync(p, "latin1");
+    }
+  };
+  walk(join(repo, ".git"));
+  return out;
+}
+
+async function setup(): Promise<LocalPlayground & { log: string }> {
+  const pg = await localPlayground();
+  pg.program("claude", FAKE_CLAUDE);
+  return Object.assign(pg, { log: join(pg.root, "child.log") });
+}
+
+function workspaces(pg: LocalPlayground): string[] {
+  const ws = join(pg.home, "delegations", "ws");
+  return existsSync(ws) ? readdirSync(ws) : [];
+}
+
+Deno.test("delegate run: a registry Agent edits a copy and its changes come back as a patch", async () => {
+  const pg = await setup();
+  try {
+    // Uncommitted and untracked work the agent must see; the caller keeps it as it is.
+    writeFileSync(join(pg.repo, "edit.txt"), "one\ntwo\nthree (uncommitted)\n");
+    writeFileSync(join(pg.repo, "draft.txt"), "untracked draft\n");
+    const beforeTree = tree(pg.repo);
+    const beforeGit = gitState(pg.repo);
+    const actions = [
+      "printf 'new file\\n' > created.txt",
+      "printf 'four\\n' >> edit.txt",
+      "rm gone.txt",
+      "cat draft.txt > seen-draft.txt",
+    ].join("; ");
+    const r = await pg.json(
+      ["delegate", "run", pg.identifier, "--harness", "claude-code", "--", "-- make the change"],
+      { env: { FAKE_LOG: pg.log, FAKE_ACTIONS: actions } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const task = r.body as unknown as Task;
+    const meta = task.metadata.observal;
+    assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+    assert.match(
+      JSON.stringify(task.status.message),
+      /Proposed changes attached \(4 files changed/,
+    );
+    assert.equal(meta.harness, "claude-code");
+    assert.equal(meta.workspace, "git-worktree");
+    assert.ok(meta.childSessionId);
+    const result = task.artifacts!.find((a) => a.name === "result")!;
+    assert.equal(result.parts[0].text, "Done here.");
+    const patch = task.artifacts!.find((a) => a.name === "changes.patch")!;
+    assert.equal(patch.parts[0].mediaType, "text/x-diff");
+    assert.equal(readFileSync(meta.patchPath!, "utf8"), patch.parts[0].text);
+
+    // The child ran in the copy, with the task on stdin and its place in the chain.
+    const log = readFileSync(pg.log, "utf8");
+    assert.match(log, /^cwd=.*\/delegations\/ws\/observal-delegate-[^/]+\/worktree$/m);
+    assert.equal(readFileSync(`${pg.log}.stdin`, "utf8"), "-- make the change");
+    assert.match(log, /^OBSERVAL_DELEGATION_DEPTH=1$/m);
+    assert.match(log, new RegExp(`^OBSERVAL_DELEGATION_TASK_ID=${task.id}$`, "m"));
+    assert.match(log, /^OBSERVAL_HARNESS=claude-code$/m);
+    assert.match(log, new RegExp(`^OBSERVAL_AGENT_ID=${pg.agentId}$`, "m"));
+    assert.match(log, new RegExp(`^OBSERVAL_DELEGATION_CHAIN=.*${pg.agentId}`, "m"));
+
+    // Nothing of the caller's changed, and the copy is gone.
+    assert.deepEqual(tree(pg.repo), beforeTree);
+    assert.deepEqual(gitState(pg.repo), beforeGit);
+    assert.deepEqual(workspaces(pg), []);
+
+    // The patch applies to the caller's working tree and reproduces the child's.
+    pg.git("apply", meta.patchPath!);
+    const after = tree(pg.repo);
+    assert.equal(after["created.txt"], "new file\n");
+    assert.equal(after["edit.txt"], "one\ntwo\nthree (uncommitted)\nfour\n");
+    assert.equal(after["gone.txt"], undefined);
+    assert.equal(after["seen-draft.txt"], "untracked draft\n");
+    // The agent's own install files are not part of the patch.
+    assert.doesNotMatch(patch.parts[0].text!, /\.claude\/agents/);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate run: exit 0 with no answer and no changes is a failure that names the log", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Do nothing"], {
+      env: { FAKE_SILENT: "1" },
+    });
+    assert.equal(r.code, 3);
+    const task = r.body as unknown as Task;
+    assert.equal(task.status.state, "TASK_STATE_FAILED");
+    assert.match(JSON.stringify(task.status.message), /returned no answer and made no changes/);
+    assert.match(JSON.stringify(task.status.message), /stderr\.log/);
+    assert.deepEqual(workspaces(pg), []);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate run: a failing child fails the task with its stderr", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Break"], {
+      env: { FAKE_ACTIONS: "echo 'the model is over quota' >&2", FAKE_EXIT: "7" },
+    });
+    assert.equal(r.code, 3);
+    assert.match(JSON.stringify((r.body as unknown as Task).status.message), /over quota/);
+    assert.deepEqual(workspaces(pg), []);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate run --timeout: the child's group is stopped and the task fails", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Hang", "--timeout", "1"], {
+      env: { FAKE_ACTIONS: "sleep 30 & echo $! > grandchild.pid; wait" },
+    });
+    assert.equal(r.code, 3);
+    assert.match(
+      JSON.stringify((r.body as unknown as Task).status.message),
+      /Timed out after 1 seconds/,
+    );
+    assert.deepEqual(workspaces(pg), []);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate cancel: a running child is stopped and the copy removed", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+      env: { FAKE_ACTIONS: "sleep 30" },
+    });
+    const id = String(r.body.id);
+    const running = await waitFor(pg, id, (t) => t.metadata.observal.childPid !== undefined);
+    const child = running.metadata.observal.childPid!;
+    const c = await pg.json(["delegate", "cancel", id]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.equal((c.body as unknown as Task).status.state, "TASK_STATE_CANCELED");
+    assert.equal(pidExists(child), false);
+    assert.deepEqual(workspaces(pg), []);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("kill -9 of the worker mid-run: status settles it, kills the child, removes the copy", async () => {
+  const pg = await setup();
+  let child: number | undefined;
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+      env: { FAKE_ACTIONS: "sleep 60" },
+    });
+    const id = String(r.body.id);
+    const running = await waitFor(pg, id, (t) => t.metadata.observal.childPid !== undefined);
+    child = running.metadata.observal.childPid!;
+    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
+    Deno.kill(worker, "SIGKILL");
+    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    assert.ok(pidExists(child), "the child outlives its worker");
+    const s = await pg.json(["delegate", "status", id]);
+    assert.equal((s.body as unknown as Task).status.state, "TASK_STATE_FAILED");
+    assert.match(
+      JSON.stringify((s.body as unknown as Task).status.message),
+      /stopped unexpectedly/,
+    );
+    for (let i = 0; i < 100 && pidExists(child); i++) {
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    assert.equal(pidExists(child), false, "the provably-ours child was killed");
+    assert.deepEqual(workspaces(pg), []);
+  } finally {
+    killIfAlive(child);
+    await pg.close();
+  }
+});
+
+Deno.test("a child that cannot be proven ours is left alone; its copy goes once it exits", async () => {
+  const pg = await setup();
+  let child: number | undefined;
+  try {
+    const flag = join(pg.root, "release");
+    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+      env: { FAKE_ACTIONS: `while [ ! -e '${flag}' ]; do sleep 0.05; done` },
+    });
+    const id = String(r.body.id);
+    const running = await waitFor(pg, id, (t) => t.metadata.observal.childStartTime !== undefined);
+    child = running.metadata.observal.childPid!;
+    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
+    Deno.kill(worker, "SIGKILL");
+    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    // As if the pid had been reused: the recorded start time no longer matches.
+    const store = openTaskStore({ home: pg.home, clock: systemClock });
+    try {
+      store.update(id, (t) => {
+        t.metadata.observal.childStartTime = "linux:someone-else:1";
+        return t;
+      });
+    } finally {
+      store.close();
+    }
+    const s = await pg.json(["delegate", "status", id]);
+    assert.equal((s.body as unknown as Task).status.state, "TASK_STATE_FAILED");
+    assert.ok(pidExists(child), "an unproven process is never signalled");
+    assert.equal(workspaces(pg).length, 1, "its workspace stays while it runs");
+    writeFileSync(flag, "");
+    while (pidExists(child)) await new Promise((res) => setTimeout(res, 20));
+    await pg.json(["delegate", "status", id]);
+    assert.deepEqual(workspaces(pg), [], "the next sweep removes it");
+  } finally {
+    killIfAlive(child);
+    await pg.close();
+  }
+});
+
+Deno.test("a reused pid is never killed: the sweep leaves an unrelated process running", async () => {
+  const pg = await setup();
+  // An unrelated process that happens to have the recorded pid.
+  const stranger = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Quick"], {
+      env: { FAKE_ACTIONS: "printf x > x.txt" },
+    });
+    const id = String(r.body.id);
+    const store = openTaskStore({ home: pg.home, clock: systemClock });
+    const ws = join(pg.home, "delegations", "ws", "observal-delegate-reused");
+    try {
+      mkdirSync(join(ws, "worktree"), { recursive: true });
+      // A settled task whose recorded child pid now belongs to the stranger.
+      const twin = structuredClone(r.body as unknown as Task);
+      twin.id = crypto.randomUUID();
+      twin.status = { state: "TASK_STATE_FAILED" };
+      twin.metadata.observal.workspaceRoot = ws;
+      twin.metadata.observal.childPid = stranger.pid;
+      twin.metadata.observal.childStartTime = `${processIdentity(stranger.pid)!.startTime}0`;
+      store.insert(twin);
+    } finally {
+      store.close();
+    }
+    await pg.json(["delegate", "status", id]);
+    assert.ok(pidExists(stranger.pid));
+    assert.ok(existsSync(ws), "the workspace waits until that process is gone");
+  } finally {
+    stranger.kill("SIGKILL");
+    await stranger.status;
+    await pg.close();
+  }
+});
+
+Deno.test("guards hold inside a workspace whose environment was stripped", async () => {
+  const pg = await setup();
+  try {
+    const flag = join(pg.root, "release");
+    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+      env: { FAKE_ACTIONS: `while [ ! -e '${flag}' ]; do sleep 0.05; done` },
+    });
+    const id = String(r.body.id);
+    const running = await waitFor(pg, id, (t) => t.metadata.observal.childPid !== undefined);
+    const root = running.metadata.observal.workspaceRoot!;
+    // From inside the copy, with no OBSERVAL_DELEGATION_* at all (as Codex starts MCP
+    // servers): delegating to the same agent again is caught as a loop.
+    const nested = await pg.observal(["delegate", "run", pg.identifier, "Again"], {
+      cwd: join(root, "worktree"),
+    });
+    assert.equal(nested.code, 6, nested.stderr);
+    assert.match(nested.stderr, /already working on this task higher up the chain/);
+    writeFileSync(flag, "");
+    await waitFor(pg, id, (t) => t.status.state !== "TASK_STATE_WORKING");
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("delegate find and registry search mark an Agent delegable only where a harness can run it", async () => {
+  const pg = await localPlayground();
+  try {
+    // Only this PATH: no harness at all, then a stand-in Claude Code.
+    const bare = { PATH: pg.bin + ":/usr/bin:/bin" };
+    const none = await pg.json(["delegate", "find", "fix", "small", "things"], { env: bare });
+    const agents = none.body.agents as Array<Record<string, unknown>>;
+    assert.equal(agents[0].delegable, false);
+    assert.match(String(agents[0].unavailable), /^Install one of: Claude Code \(claude\), Codex/);
+    const human = await pg.observal(["delegate", "find", "fix", "small", "things"], { env: bare });
+    assert.match(human.stdout, /fixer cannot run on this machine: Install one of: Claude Code/);
+    const search = await pg.json(["registry", "search", "fix", "small", "things"], { env: bare });
+    const hit = (search.body.results as Array<Record<string, unknown>>)[0];
+    assert.equal(hit["obs:delegable"], false);
+    assert.match(String(hit.unavailable), /Install one of/);
+    const run = await pg.observal(["delegate", "run", pg.identifier, "Fix it"], { env: bare });
+    assert.equal(run.code, 6);
+    assert.match(run.stderr, /No harness on this machine can run an agent headless/);
+    assert.match(run.stderr, /Install one of: Claude Code \(claude\)/);
+
+    pg.program("claude", FAKE_CLAUDE);
+    const some = await pg.json(["delegate", "find", "fix", "small", "things"], { env: bare });
+    assert.equal((some.body.agents as Array<Record<string, unknown>>)[0].delegable, true);
+    const again = await pg.json(["registry", "search", "fix", "small", "things"], { env: bare });
+    assert.equal((again.body.results as Array<Record<string, unknown>>)[0]["obs:delegable"], true);
+  } finally {
+    await pg.close();
+  }
+});

@@ -1,0 +1,182 @@
+/**
+ * A playground for registry Agents run locally: a temp OBSERVAL_HOME with the embedded
+ * registry, an approved agent, a caller git repository, and a PATH holding harness
+ * programs. Tests drive `observal` in process as a user would; workers are real detached
+ * processes and children real programs.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { createContext, type Env } from "../../lib/core/mod.ts";
+import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
+import { pidExists, signalGroup } from "../../lib/process/mod.ts";
+import { openRegistryClient } from "../../lib/registry/mod.ts";
+import { cli, type CliResult } from "./cli.ts";
+
+export interface LocalPlayground {
+  /** Everything lives under here. */
+  root: string;
+  home: string;
+  /** The caller's repository (one commit: keep.txt, edit.txt, gone.txt). */
+  repo: string;
+  /** Prepended to PATH: put harness programs here. */
+  bin: string;
+  env: Env;
+  identifier: string;
+  agentId: string;
+  digest: string;
+  observal(args: string[], options?: { env?: Env; cwd?: string }): Promise<CliResult>;
+  json(
+    args: string[],
+    options?: { env?: Env; cwd?: string },
+  ): Promise<{ code: number; body: Record<string, unknown>; stderr: string }>;
+  /** Runs git in the caller's repository. */
+  git(...args: string[]): string;
+  /** Writes an executable program into `bin`. */
+  program(name: string, script: string): string;
+  close(): Promise<void>;
+}
+
+/** The agent the playground publishes; `extra` is appended to its YAML. */
+export function agentYaml(name = "fixer", extra = ""): string {
+  return `name: ${name}
+version: 1.0.0
+description: Fixes small things in a repository
+prompt: |
+  You fix small things.
+supported_harnesses: [claude-code, codex, pi, opencode, copilot-cli]
+${extra}`;
+}
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+export async function localPlayground(
+  options: { yaml?: string; env?: Env } = {},
+): Promise<LocalPlayground> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-local-")));
+  const home = join(root, "home");
+  const repo = join(root, "repo");
+  const bin = join(root, "bin");
+  for (const d of [home, repo, bin]) mkdirSync(d, { recursive: true });
+  const env: Env = {
+    OBSERVAL_HOME: home,
+    HOME: root,
+    PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    ...GIT_ENV,
+    GIT_CONFIG_GLOBAL: join(root, "gitconfig"),
+    ...options.env,
+  };
+  writeFileSync(join(root, "gitconfig"), "");
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: repo, env: env as Record<string, string>, encoding: "utf8" });
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(repo, "keep.txt"), "keep\n");
+  writeFileSync(join(repo, "edit.txt"), "one\ntwo\n");
+  writeFileSync(join(repo, "gone.txt"), "bye\n");
+  git("add", "-A");
+  git("commit", "-q", "-m", "init");
+
+  const ctx = createContext({ env, cwd: repo });
+  const admin = openRegistryClient(ctx);
+  let identifier = "";
+  let digest = "";
+  try {
+    const doc = await admin.publishAgent({
+      yaml: options.yaml ?? agentYaml(),
+      visibility: "public",
+    });
+    identifier = String(doc.identifier);
+    digest = String(doc["obs:artifactDigest"]);
+    await admin.reviewAgent(identifier, { action: "approve", digest });
+  } finally {
+    admin.close();
+  }
+  const agentId = identifier.split(":").pop()!;
+  const observal = (args: string[], o: { env?: Env; cwd?: string } = {}) =>
+    cli(args, { env: { ...env, ...o.env }, cwd: o.cwd ?? repo });
+  return {
+    root,
+    home,
+    repo,
+    bin,
+    env,
+    identifier,
+    agentId,
+    digest,
+    observal,
+    async json(args, o = {}) {
+      // Flags go before a "--", after which everything is a positional.
+      const end = args.indexOf("--");
+      const argv = end < 0
+        ? [...args, "--json"]
+        : [...args.slice(0, end), "--json", ...args.slice(end)];
+      const r = await observal(argv, o);
+      try {
+        return { code: r.code, body: JSON.parse(r.stdout || "{}"), stderr: r.stderr };
+      } catch {
+        throw new Error(`not JSON (exit ${r.code}): ${r.stdout}\n${r.stderr}`);
+      }
+    },
+    git,
+    program(name, script) {
+      const path = join(bin, name);
+      writeFileSync(path, script);
+      chmodSync(path, 0o755);
+      return path;
+    },
+    async close() {
+      // Workers must exit on their own; children they left behind are stopped here.
+      const deadline = Date.now() + 20_000;
+      const tasks = join(home, "delegations");
+      for (const id of existsSync(tasks) ? readdirSync(tasks) : []) {
+        const pid = readPid(join(tasks, id));
+        while (pid !== undefined && workerAlive(pid, id)) {
+          if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `delegate status` until `until` holds for the task. */
+export async function waitFor(
+  pg: LocalPlayground,
+  id: string,
+  until: (task: Task) => boolean,
+  timeoutMs = 30_000,
+): Promise<Task> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await pg.json(["delegate", "status", id]);
+    const task = body as unknown as Task;
+    if (until(task)) return task;
+    if (Date.now() > end) throw new Error(`task ${id} never got there: ${JSON.stringify(task)}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/** Kills a stray process group left by a test (never a reused pid: tests own these). */
+export function killIfAlive(pid: number | undefined): void {
+  if (pid !== undefined && pidExists(pid)) signalGroup(pid, "SIGKILL");
+}
