@@ -3,6 +3,7 @@
  * Everything else is written against `node:` built-ins.
  * @module
  */
+import { realpathSync } from "node:fs";
 import { basename } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -55,4 +56,46 @@ export function selfCommand(args: readonly string[], perms: SelfPermissions = {}
   if (perms.net?.length) flags.push(`--allow-net=${perms.net.join(",")}`);
   if (perms.run?.length) flags.push(`--allow-run=${perms.run.join(",")}`);
   return [exec, ...flags, main, ...args];
+}
+
+/** How an MCP entry we write starts observal: this very program, or `npx` by version. */
+export type LauncherKind = "self" | "npx";
+
+/**
+ * The argv prefix that starts this observal from a harness's MCP config, without relying
+ * on PATH: the compiled binary's own path; the Node executable that runs us now and the
+ * package's script (both absolute, so a harness with another PATH or an older Node on it
+ * still launches it); or `deno run` from a source checkout with the permissions the MCP
+ * server needs. `npx` gives `npx -y observal@<version>`, for configs shared in a repository.
+ *
+ * @param kind "self" (default) or "npx"
+ * @param options the version for npx, and OBSERVAL_HOME (the only folder the server writes)
+ * @returns argv; append the observal command (`delegate mcp ...`)
+ */
+export function selfLauncher(
+  kind: LauncherKind,
+  options: { version: string; home: string },
+): string[] {
+  if (kind === "npx") return ["npx", "-y", `observal@${options.version}`];
+  if (!deno) return [process.execPath, realpathSync(process.argv[1])];
+  const exec = deno.execPath();
+  if (!/^deno(\.exe)?$/i.test(basename(exec))) return [exec];
+  // The server reads wherever the harness runs it and launches workers with their own,
+  // narrower permissions; it writes only OBSERVAL_HOME.
+  const [, ...rest] = selfCommand([], {});
+  const main = rest.at(-1)!;
+  const config = rest.find((a) => a.startsWith("--config="));
+  return [
+    exec,
+    "run",
+    "--no-prompt",
+    "--allow-env",
+    "--allow-sys=hostname,osRelease",
+    "--allow-read",
+    `--allow-write=${options.home}`,
+    "--allow-net",
+    `--allow-run=${exec},git,kill,cat,readlink,ps,lsof`,
+    ...(config ? [config] : []),
+    main,
+  ];
 }

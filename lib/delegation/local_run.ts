@@ -10,7 +10,14 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
-import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import {
+  type Context,
+  isoSeconds,
+  ObservalError,
+  selfLauncher,
+  serverTarget,
+  VERSION,
+} from "../core/mod.ts";
 import {
   type ConfigSnippet,
   getHarness,
@@ -21,6 +28,7 @@ import {
   planHeadlessRun,
   type StdioMcpEntry,
   stripAnsi,
+  withDelegationLauncher,
   writeSnippet,
 } from "../harness/mod.ts";
 import { processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
@@ -161,7 +169,12 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
       { remediation: "Ask a reviewer to approve the current version, then delegate again" },
     );
   }
-  const written = await writeSnippet(install.config_snippet, {
+  // The agent's own observal-agents server is this observal, for nested delegation.
+  const snippet = withDelegationLauncher(install.config_snippet, harness, {
+    command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
+    env: launcherEnv(deps.ctx),
+  });
+  const written = await writeSnippet(snippet, {
     targetDir: ws.path,
     scope: "project",
     home: deps.ctx.env.HOME ?? ws.root,
@@ -172,10 +185,18 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
     displayName: String(detail.name ?? name),
     instructions: typeof detail.prompt === "string" ? detail.prompt : "",
     version: install.version,
-    servers: snippetServers(install.config_snippet, harness),
+    servers: snippetServers(snippet, harness),
     // Absolute paths: the workspace decides what lies in its tree.
     written: written.files.map((f) => f.path),
   };
+}
+
+/** What the observal-agents server needs to use the same store and registry as we do. */
+function launcherEnv(ctx: Context): Record<string, string> {
+  const env: Record<string, string> = { OBSERVAL_HOME: ctx.home };
+  const target = serverTarget(ctx);
+  if (target.kind === "remote") env.OBSERVAL_SERVER_URL = target.url;
+  return env;
 }
 
 function readBounded(path: string): string {

@@ -173,14 +173,9 @@ const kiro: Renderer = (input) => ({
 
 const claudeCode: Renderer = (input) => {
   const names = Object.keys(input.servers);
-  const withEnv = input.definition.mcp_servers.filter((s) => Object.keys(s.env).length > 0);
-  if (withEnv.length > 0) {
-    input.warn(
-      `claude mcp add registers servers without their environment; set ${
-        withEnv.flatMap((s) => Object.keys(s.env)).join(", ")
-      } in the environment Claude Code starts from`,
-    );
-  }
+  // `claude mcp add` writes where --scope says: .mcp.json in the project, or the user's
+  // own Claude config; -e carries each server's environment with it.
+  const scope = input.scope === "user" ? "user" : "project";
   return {
     agent_profile: {
       path: profilePath(input),
@@ -204,6 +199,9 @@ const claudeCode: Renderer = (input) => {
           "mcp",
           "add",
           name,
+          "--scope",
+          scope,
+          ...Object.entries(entry.env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
           "--",
           entry.command,
           ...entry.args,

@@ -102,3 +102,4 @@ export {
   stripAnsi,
 } from "./headless.ts";
 export { piAgentDir, type PiTrust, piTrust } from "./pi_trust.ts";
+export { type DelegationLauncher, withDelegationLauncher } from "./launcher.ts";

@@ -219,9 +219,18 @@ Deno.test("agent pull --json prints one result object", async () => {
     assert.equal(out.dry_run, false);
     assert.equal(out.target_directory, s.project);
     for (const f of out.files) assert.deepEqual(Object.keys(f), ["path", "status"]);
-    assert.ok(out.warnings.some((w: string) => w.includes("GIT_SIGN_COMMITS")));
+    assert.deepEqual(out.setup_commands[0].command.slice(0, 8), [
+      "claude",
+      "mcp",
+      "add",
+      "git",
+      "--scope",
+      "project",
+      "-e",
+      "GIT_SIGN_COMMITS=false",
+    ]);
     assert.deepEqual(out.setup_commands[0], {
-      command: ["claude", "mcp", "add", "git", "--", "npx", "-y", "@cyanheads/git-mcp-server"],
+      command: out.setup_commands[0].command,
       status: "completed",
       return_code: 0,
     });
@@ -269,14 +278,20 @@ Deno.test("agent pull runs Claude Code's setup commands in the project directory
       env: s.env,
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(readFileSync(log, "utf8").trim().split("\n"), [
-      `${s.project}|mcp|add|git|--|npx|-y|@cyanheads/git-mcp-server|`,
-      `${s.project}|mcp|add|observal-agents|--|observal|delegate|mcp|--harness|claude-code|`,
-    ]);
+    const calls = readFileSync(log, "utf8").trim().split("\n");
+    assert.equal(calls.length, 2);
     assert.match(
-      r.stdout,
-      /^ {2}completed +claude mcp add git -- npx -y @cyanheads\/git-mcp-server$/m,
+      calls[0],
+      new RegExp(
+        `^${s.project}\\|mcp\\|add\\|git\\|--scope\\|project\\|-e\\|GIT_SIGN_COMMITS=false\\|-e\\|` +
+          "OBSERVAL_AGENT_ID=[^|]+\\|--\\|npx\\|-y\\|@cyanheads/git-mcp-server\\|$",
+      ),
     );
+    assert.match(
+      calls[1],
+      /\|mcp\|add\|observal-agents\|--scope\|project\|(.*\|)?--\|.*\|delegate\|mcp\|--harness\|claude-code\|$/,
+    );
+    assert.match(r.stdout, /^ {2}completed +claude mcp add git --scope project -e /m);
     assert.ok(existsSync(join(s.project, ".claude/agents/code-reviewer.md")));
     assert.ok(!existsSync(join(s.project, ".mcp.json")), "Claude Code's server map is not a file");
     assert.equal(lockedAgents(s, "claude-code").length, 1);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { type HarnessKey, planHeadlessRun } from "../../lib/harness/mod.ts";
 import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support/harness_clis.ts";
-import { agentYaml, localPlayground } from "../support/local_delegation.ts";
+import { agentYaml, gitDirState, localPlayground, treeOf } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { startModelServerInNetns } from "../support/netns.ts";
 import { MAIN } from "../support/process.ts";
@@ -24,30 +24,6 @@ const STEPS: ScriptStep[] = [
   { delete: { path: "gone.txt" } },
   { say: FINAL },
 ];
-
-/** Files and their content under a directory, skipping .git. */
-function tree(dir: string, base = dir, out: Record<string, string> = {}): Record<string, string> {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === ".git") continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) tree(p, base, out);
-    else out[p.slice(base.length + 1)] = readFileSync(p, "latin1");
-  }
-  return out;
-}
-
-function gitState(repo: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[p] = readFileSync(p, "latin1");
-    }
-  };
-  walk(join(repo, ".git"));
-  return out;
-}
 
 async function runObserval(
   argv: string[],
@@ -89,8 +65,8 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp) {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, "trust.json"), JSON.stringify({ [pg.repo]: true }));
       }
-      const treeBefore = tree(pg.repo);
-      const gitBefore = gitState(pg.repo);
+      const treeBefore = treeOf(pg.repo);
+      const gitBefore = gitDirState(pg.repo);
       const r = await runObserval(
         ["delegate", "run", pg.identifier, "--harness", key, "--json", "--wait", "300", "--", TASK],
         { enter: model.enter, cwd: pg.repo, env },
@@ -138,10 +114,10 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp) {
       assert.ok(model.isolated || Deno.build.os !== "linux", "children ran in a network namespace");
 
       // Until the caller applies it, the caller's repository is exactly as it was.
-      assert.deepEqual(tree(pg.repo), treeBefore);
-      assert.deepEqual(gitState(pg.repo), gitBefore);
+      assert.deepEqual(treeOf(pg.repo), treeBefore);
+      assert.deepEqual(gitDirState(pg.repo), gitBefore);
       pg.git("apply", meta.patchPath);
-      const after = tree(pg.repo);
+      const after = treeOf(pg.repo);
       assert.deepEqual(after, {
         "keep.txt": "keep\n",
         "edit.txt": "one\nTWO\n",

@@ -12,9 +12,11 @@ import { pidExists, processIdentity } from "../../lib/process/mod.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { systemClock } from "../../lib/core/mod.ts";
 import {
+  gitDirState,
   killIfAlive,
   type LocalPlayground,
   localPlayground,
+  treeOf,
   waitFor,
 } from "../support/local_delegation.ts";
 
@@ -39,31 +41,6 @@ printf '{"type":"result","result":"%s","is_error":false,"session_id":"%s"}\\n' "
 exit "\${FAKE_EXIT:-0}"
 `;
 
-/** Files and their content under a directory, skipping .git. */
-function tree(dir: string, base = dir, out: Record<string, string> = {}): Record<string, string> {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.name === ".git") continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) tree(p, base, out);
-    else out[p.slice(base.length + 1)] = readFileSync(p, "latin1");
-  }
-  return out;
-}
-
-/** Everything under .git, byte for byte. */
-function gitState(repo: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[p] = readFileSync(p, "latin1");
-    }
-  };
-  walk(join(repo, ".git"));
-  return out;
-}
-
 async function setup(): Promise<LocalPlayground & { log: string }> {
   const pg = await localPlayground();
   pg.program("claude", FAKE_CLAUDE);
@@ -81,8 +58,8 @@ Deno.test("delegate run: a registry Agent edits a copy and its changes come back
     // Uncommitted and untracked work the agent must see; the caller keeps it as it is.
     writeFileSync(join(pg.repo, "edit.txt"), "one\ntwo\nthree (uncommitted)\n");
     writeFileSync(join(pg.repo, "draft.txt"), "untracked draft\n");
-    const beforeTree = tree(pg.repo);
-    const beforeGit = gitState(pg.repo);
+    const beforeTree = treeOf(pg.repo);
+    const beforeGit = gitDirState(pg.repo);
     const actions = [
       "printf 'new file\\n' > created.txt",
       "printf 'four\\n' >> edit.txt",
@@ -121,13 +98,13 @@ Deno.test("delegate run: a registry Agent edits a copy and its changes come back
     assert.match(log, new RegExp(`^OBSERVAL_DELEGATION_CHAIN=.*${pg.agentId}`, "m"));
 
     // Nothing of the caller's changed, and the copy is gone.
-    assert.deepEqual(tree(pg.repo), beforeTree);
-    assert.deepEqual(gitState(pg.repo), beforeGit);
+    assert.deepEqual(treeOf(pg.repo), beforeTree);
+    assert.deepEqual(gitDirState(pg.repo), beforeGit);
     assert.deepEqual(workspaces(pg), []);
 
     // The patch applies to the caller's working tree and reproduces the child's.
     pg.git("apply", meta.patchPath!);
-    const after = tree(pg.repo);
+    const after = treeOf(pg.repo);
     assert.equal(after["created.txt"], "new file\n");
     assert.equal(after["edit.txt"], "one\ntwo\nthree (uncommitted)\nfour\n");
     assert.equal(after["gone.txt"], undefined);

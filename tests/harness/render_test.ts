@@ -407,17 +407,34 @@ Deno.test("renderInstall() gives Codex an MCP config with one TOML table per ser
   assert.match(toml, /^args = \["delegate", "mcp", "--harness", "codex"\]$/m);
 });
 
-Deno.test("renderInstall() registers Claude Code servers with claude mcp add", () => {
-  const { config_snippet: snippet, warnings } = renderInstall(options("claude-code", "project"));
+Deno.test("renderInstall() registers Claude Code servers with claude mcp add at its scope, env with -e", () => {
+  const { config_snippet: snippet } = renderInstall(options("claude-code", "project"));
+  const agentId = "OBSERVAL_AGENT_ID=agent-42";
   assert.deepEqual(snippet.mcp_setup_commands, [
-    ["claude", "mcp", "add", "git", "--", "npx", "-y", "@cyanheads/git-mcp-server"],
-    ["claude", "mcp", "add", "observal-agents", "--", ...DELEGATE, "--harness", "claude-code"],
+    [
+      ..."claude mcp add git --scope project -e GIT_SIGN_COMMITS=false -e".split(" "),
+      agentId,
+      ..."-- npx -y @cyanheads/git-mcp-server".split(" "),
+    ],
+    [
+      ..."claude mcp add observal-agents --scope project --".split(" "),
+      ...DELEGATE,
+      "--harness",
+      "claude-code",
+    ],
   ]);
   const { fields } = frontMatter(text(snippet.agent_profile));
   assert.deepEqual(fields.mcpServers, ["git", "observal-agents"]);
   assert.equal(fields.model, "sonnet");
-  // The env of a server is not carried by claude mcp add, so the user is told.
-  assert.ok(warnings.some((w) => w.includes("GIT_SIGN_COMMITS")));
+  const user = renderInstall(options("claude-code", "user")).config_snippet;
+  assert.deepEqual(user.mcp_setup_commands?.[1].slice(0, 6), [
+    "claude",
+    "mcp",
+    "add",
+    "observal-agents",
+    "--scope",
+    "user",
+  ]);
 });
 
 Deno.test("renderInstall() lists Copilot CLI servers in the profile, typed stdio with their tools", () => {

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -157,6 +158,35 @@ export async function localPlayground(
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Files and their content (latin1, so any bytes compare) under a directory, without .git. */
+export function treeOf(
+  dir: string,
+  base = dir,
+  out: Record<string, string> = {},
+): Record<string, string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === ".git") continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) treeOf(p, base, out);
+    else out[p.slice(base.length + 1)] = readFileSync(p, "latin1");
+  }
+  return out;
+}
+
+/** Every file under a repository's .git, byte for byte: index, refs, stash, hooks, config. */
+export function gitDirState(repo: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p] = readFileSync(p, "latin1");
+    }
+  };
+  walk(join(repo, ".git"));
+  return out;
 }
 
 /** Polls `delegate status` until `until` holds for the task. */
