@@ -3,8 +3,17 @@
  * session uploads attach to the caller's session. Delegations add `mode: "delegated"`.
  * @module
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { z } from "zod";
 
 export const CapabilityLockLineSchema = z.object({
@@ -51,4 +60,48 @@ export function appendCapabilityLock(home: string, line: CapabilityLockLine): vo
   }
   mkdirSync(home, { recursive: true, mode: 0o700 });
   appendFileSync(capabilityLockPath(home), `${text}\n`, { mode: 0o600 });
+}
+
+/** How long capability-lock lines are kept. */
+export const CAPABILITY_LOCK_RETENTION_DAYS = 30;
+
+/**
+ * Drops lines older than the retention period (and lines that are not ours to read),
+ * rewriting the file atomically. Lines appended while it runs are kept: the rewrite
+ * happens only when the file has not grown since it was read.
+ *
+ * @returns how many lines were kept and removed
+ */
+export function pruneCapabilityLock(
+  home: string,
+  options: { now: Date; retentionDays?: number },
+): { kept: number; removed: number } {
+  const path = capabilityLockPath(home);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { kept: 0, removed: 0 };
+  }
+  const days = options.retentionDays ?? CAPABILITY_LOCK_RETENTION_DAYS;
+  const cutoff = options.now.getTime() - days * 86_400_000;
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  const kept = lines.filter((line) => {
+    try {
+      const ts = Date.parse(JSON.parse(line).ts);
+      return Number.isFinite(ts) && ts >= cutoff;
+    } catch {
+      return false;
+    }
+  });
+  if (kept.length === lines.length) return { kept: kept.length, removed: 0 };
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, kept.map((l) => `${l}\n`).join(""), { mode: 0o600 });
+  // Someone appended meanwhile: keep their line, prune another time.
+  if (statSync(path).size !== Buffer.byteLength(text)) {
+    rmSync(tmp, { force: true });
+    return { kept: lines.length, removed: 0 };
+  }
+  renameSync(tmp, path);
+  return { kept: kept.length, removed: lines.length - kept.length };
 }
