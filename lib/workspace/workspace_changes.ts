@@ -62,32 +62,11 @@ export async function workspaceChanges(
   const after = await recordTree(ws, "after", indexFile(ws, "base"), signal);
   if (after === base) return empty;
 
-  const notes: string[] = [];
   const setup = baseline.setupPaths;
-  if (setup.length > 0) {
-    const touched = nulFields(
-      await gitInCopy(ws, [
-        "diff-tree",
-        "-r",
-        "-z",
-        "--name-only",
-        "--no-renames",
-        base,
-        after,
-        "--",
-        ...setup.map((p) => `:(top,literal)${p}`),
-      ], { signal }),
-    );
-    if (touched.length > 0) {
-      notes.push(
-        `The agent also changed files the agent install wrote; those changes are not in the ` +
-          `patch: ${touched.join(", ")}`,
-      );
-    }
-  }
   const pathspec = ["--", ":(top)", ...setup.map((p) => `:(top,exclude,literal)${p}`)];
   const cap = options.maxPatchBytes ?? MAX_PATCH_BYTES;
-  const [patchOut, numstat] = await Promise.all([
+  // Three reads of two trees, independent of each other: run together.
+  const [patchOut, numstat, touched] = await Promise.all([
     gitInCopy(ws, ["diff-tree", "-r", "-p", ...PATCH_FORMAT, base, after, ...pathspec], {
       maxOutputBytes: cap,
       tooLarge: (n) =>
@@ -104,15 +83,25 @@ export async function workspaceChanges(
       {
         signal,
       },
-    ),
+    ).then(nulFields),
+    setup.length === 0 ? [] : gitInCopy(ws, [
+      "diff-tree",
+      "-r",
+      "-z",
+      "--name-only",
+      "--no-renames",
+      base,
+      after,
+      "--",
+      ...setup.map((p) => `:(top,literal)${p}`),
+    ], { signal }).then(nulFields),
   ]);
+  const notes = touched.length === 0 ? [] : [
+    "The agent also changed files the agent install wrote; those changes are not in the " +
+    `patch: ${touched.join(", ")}`,
+  ];
   const bytes = patchOut.stdout;
-  return {
-    patch: new TextDecoder().decode(bytes),
-    bytes,
-    notes,
-    stat: parseNumstat(nulFields(numstat)),
-  };
+  return { patch: new TextDecoder().decode(bytes), bytes, notes, stat: parseNumstat(numstat) };
 }
 
 /** Sums `--numstat -z` records ("added\tdeleted\tpath"; `-` for binary files). */

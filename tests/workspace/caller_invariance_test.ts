@@ -266,7 +266,7 @@ async function check(s: Scenario): Promise<void> {
 Deno.test("createWorkspace()..removeWorkspace() never change the caller and the patch round-trips", async () => {
   const seed = Number(Deno.env.get("FC_SEED"));
   await fc.assert(fc.asyncProperty(scenario, check), {
-    numRuns: Number(Deno.env.get("FC_RUNS") ?? 16),
+    numRuns: Number(Deno.env.get("FC_RUNS") ?? 32),
     ...(Number.isFinite(seed) ? { seed } : {}),
     interruptAfterTimeLimit: 120_000,
     markInterruptAsFailure: true,
