@@ -2,7 +2,8 @@
  * A2A for observal: Agent Card schemas and parsing (v1.0 and v0.3), interface selection,
  * the card digest, ARD identifiers and documents for imported cards, card signature
  * verification, the per-host token rules, and the JSON-RPC client for remote agents (whose
- * v1.0 and v0.3 answers are normalised to v1.0 snapshots).
+ * v1.0 and v0.3 answers are normalised to v1.0 snapshots, within the limits of
+ * `remote_limits.ts`) with the loop that follows a remote task to its end.
  *
  * @example
  * ```ts
@@ -24,5 +25,8 @@ export * from "./signature.ts";
 export * from "./task.ts";
 export * from "./normalize.ts";
 export * from "./tokens.ts";
+export * from "./remote_limits.ts";
 export * from "./client/remote_client.ts";
 export * from "./client/remote_rpc_error.ts";
+export * from "./client/remote_errors.ts";
+export * from "./client/follow_task.ts";

@@ -107,6 +107,11 @@ export const ObservalTaskMetaSchema = z.looseObject({
   remoteUrl: z.string().optional(),
   remoteTaskId: z.string().optional(),
   remoteContextId: z.string().optional(),
+  /**
+   * The status timestamp the agent gave last, as it wrote it: a reply's worker tells the
+   * question it answers from a new one by it when the question carries no message.
+   */
+  remoteStatusTimestamp: z.string().optional(),
   workspaceRoot: z.string().optional(),
   workspace: z.string().optional(),
   agentName: z.string().optional(),

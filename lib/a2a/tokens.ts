@@ -66,20 +66,38 @@ export interface Credentials {
   variable?: string;
 }
 
+/** A security scheme reduced to what decides the header. */
+type SchemeKind =
+  | { kind: "apiKey"; location: string; name: string }
+  | { kind: "bearer" }
+  | { kind: "other" };
+
 /**
  * The credential headers for one endpoint. A token is sent only when the variable for
- * the endpoint's own host is set and not blank. It goes in the header of the card's
- * first API-key scheme located in a header (its `name`, else `X-API-Key`), and otherwise
- * as `Authorization: Bearer <token>`.
+ * the endpoint's own host is set and not blank, and the card declares a security scheme.
+ *
+ * The scheme is chosen from the card's security requirements first (v1.0
+ * `securityRequirements`, v0.3 `security`, in order): the first requirement that names a
+ * single API-key-in-header or bearer-style scheme (HTTP auth, OAuth 2.0, OpenID Connect)
+ * decides. Without one, the declared schemes decide: the first API-key scheme located in a
+ * header, else a bearer token. An API-key scheme sends the token in its header exactly as
+ * named (`X-API-Key` when it names none); everything else sends `Authorization: Bearer`.
+ * Schemes may be written in v1.0 ProtoJSON (`{apiKeySecurityScheme: {...}}`), in the
+ * `{scheme: {$case, value}}` form @a2a-js/sdk 1.3.0 serves, or in the v0.3 `type` form.
  *
  * @param options The card, the endpoint URL and the environment.
  * @returns The headers (empty without a token) and the variable name.
  * @throws {ObservalError} `PERMISSION_DENIED` when a token would travel over plain http
- * to a host other than `localhost`, `127.0.0.1` or `::1`.
+ * to a host other than `localhost`, `127.0.0.1` or `::1`; `INVALID_AGENT_CARD` when the
+ * chosen API-key scheme names a header that cannot be sent.
  *
  * @example
  * ```ts
- * const card = { name: "Echo", url: "https://agents.acme.com/a2a" };
+ * const card = {
+ *   name: "Echo",
+ *   url: "https://agents.acme.com/a2a",
+ *   securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+ * };
  * credentialHeaders({ card, url: card.url, env: { OBSERVAL_A2A_TOKEN_AGENTS_ACME_COM: "t0k" } });
  * // {headers: {Authorization: "Bearer t0k"}, variable: "OBSERVAL_A2A_TOKEN_AGENTS_ACME_COM"}
  * ```
@@ -90,10 +108,9 @@ export function credentialHeaders(options: CredentialOptions): Credentials {
   if (variable === undefined) return { headers: {} };
   const token = options.env[variable]?.trim();
   if (!token) return { headers: {}, variable };
+  const schemes = declaredSchemes(options.card);
   // A card that declares no security scheme asks for no credential, so none is sent.
-  if (Object.keys(options.card.securitySchemes ?? {}).length === 0) {
-    return { headers: {}, variable };
-  }
+  if (schemes.size === 0) return { headers: {}, variable };
   if (url.protocol !== "https:" && !isLoopbackHost(url.hostname)) {
     throw new ObservalError(
       "PERMISSION_DENIED",
@@ -106,43 +123,101 @@ export function credentialHeaders(options: CredentialOptions): Credentials {
       },
     );
   }
-  const header = apiKeyHeader(options.card.securitySchemes);
+  const scheme = requiredScheme(options.card, schemes) ?? fallbackScheme(schemes);
+  if (scheme.kind === "apiKey") return { headers: { [headerName(scheme.name)]: token }, variable };
+  return { headers: { Authorization: `Bearer ${token}` }, variable };
+}
+
+/** True when the card declares at least one security scheme. */
+export function declaresSecurity(card: AgentCard): boolean {
+  return declaredSchemes(card).size > 0;
+}
+
+/** The card's schemes by name, in declaration order, reduced to their kind. */
+function declaredSchemes(card: AgentCard): Map<string, SchemeKind> {
+  const out = new Map<string, SchemeKind>();
+  for (const [name, scheme] of Object.entries(card.securitySchemes ?? {})) {
+    out.set(name, schemeKind(scheme));
+  }
+  return out;
+}
+
+function schemeKind(raw: unknown): SchemeKind {
+  if (!isRecord(raw)) return { kind: "other" };
+  let record: Record<string, unknown> = raw;
+  // @a2a-js/sdk 1.3.0 serialises its ts-proto objects as they are: {scheme: {$case, value}}.
+  const wrapped = record.scheme;
+  if (isRecord(wrapped) && typeof wrapped.$case === "string") {
+    record = { [wrapped.$case]: wrapped.value };
+  }
+  const v1Key = record.apiKeySecurityScheme;
+  if (isRecord(v1Key)) return apiKey(v1Key.location ?? v1Key.in, v1Key.name);
+  if (isRecord(record.httpAuthSecurityScheme)) return { kind: "bearer" };
+  if (isRecord(record.oauth2SecurityScheme)) return { kind: "bearer" };
+  if (isRecord(record.openIdConnectSecurityScheme)) return { kind: "bearer" };
+  const type = typeof record.type === "string" ? record.type.toLowerCase() : "";
+  if (type === "apikey") return apiKey(record.in, record.name);
+  if (type === "http" || type === "oauth2" || type === "openidconnect") return { kind: "bearer" };
+  return { kind: "other" };
+}
+
+function apiKey(location: unknown, name: unknown): SchemeKind {
   return {
-    headers: header ? { [header]: token } : { Authorization: `Bearer ${token}` },
-    variable,
+    kind: "apiKey",
+    location: typeof location === "string" ? location.toLowerCase() : "",
+    name: typeof name === "string" ? name.trim() : "",
   };
 }
 
-/** The header of the first API-key scheme that lives in a header, in card order. */
-function apiKeyHeader(schemes: AgentCard["securitySchemes"]): string | undefined {
-  for (const scheme of Object.values(schemes ?? {})) {
-    const record = scheme as Record<string, unknown>;
-    // v1.0 wraps the scheme in a oneof member; v0.3 flattens it with a `type` tag.
-    const v1 = record.apiKeySecurityScheme;
-    const fields = isRecord(v1)
-      ? { location: v1.location ?? v1.in, name: v1.name }
-      : typeof record.type === "string" && record.type.toLowerCase() === "apikey"
-      ? { location: record.in, name: record.name }
-      : undefined;
-    if (!fields) continue;
-    if (typeof fields.location !== "string" || fields.location.toLowerCase() !== "header") {
-      continue;
-    }
-    const name = typeof fields.name === "string" ? fields.name.trim() : "";
-    if (name === "") return DEFAULT_API_KEY_HEADER;
-    if (!HEADER_NAME.test(name)) {
-      throw new ObservalError(
-        "INVALID_AGENT_CARD",
-        `The approved Agent Card puts its API key in a header named "${name}", which is not a valid header name`,
-        {
-          remediation:
-            "Ask the agent's owner to fix the card's security scheme, then import it again",
-        },
-      );
-    }
-    return name;
+/** Usable here: a bearer-style scheme, or an API key that travels in a header. */
+function usable(scheme: SchemeKind | undefined): scheme is SchemeKind {
+  return scheme?.kind === "bearer" || (scheme?.kind === "apiKey" && scheme.location === "header");
+}
+
+/**
+ * The scheme of the first security requirement that one token can satisfy: it names a
+ * single declared scheme, and that scheme is usable. Requirements naming several schemes
+ * at once need several credentials, which one variable cannot give.
+ */
+function requiredScheme(
+  card: AgentCard,
+  schemes: Map<string, SchemeKind>,
+): SchemeKind | undefined {
+  const v1 = "securityRequirements" in card && Array.isArray(card.securityRequirements)
+    ? card.securityRequirements.map((r) => Object.keys(isRecord(r?.schemes) ? r.schemes : {}))
+    : [];
+  const v03 = Array.isArray(card.security)
+    ? card.security.map((r) => Object.keys(isRecord(r) ? r : {}))
+    : [];
+  for (const names of [...v1, ...v03]) {
+    if (names.length !== 1) continue;
+    const scheme = schemes.get(names[0]);
+    if (usable(scheme)) return scheme;
   }
   return undefined;
+}
+
+/** Without a usable requirement: the first API key in a header, else a bearer token. */
+function fallbackScheme(schemes: Map<string, SchemeKind>): SchemeKind {
+  for (const scheme of schemes.values()) {
+    if (scheme.kind === "apiKey" && scheme.location === "header") return scheme;
+  }
+  return { kind: "bearer" };
+}
+
+function headerName(name: string): string {
+  if (name === "") return DEFAULT_API_KEY_HEADER;
+  if (!HEADER_NAME.test(name)) {
+    throw new ObservalError(
+      "INVALID_AGENT_CARD",
+      `The approved Agent Card puts its API key in a header named "${name}", which is not a valid header name`,
+      {
+        remediation:
+          "Ask the agent's owner to fix the card's security scheme, then import it again",
+      },
+    );
+  }
+  return name;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import type { Context } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { printBlock } from "./output.ts";
 
 /** One flag of a command. */
 export interface Flag {
@@ -82,7 +83,7 @@ export async function dispatch(
       if (word === "help" && argv[i + 1]) {
         return dispatch(node, [...argv.slice(i + 1), "--help"], ctx, names.slice(0, -1));
       }
-      ctx.io.stdout.write(groupHelp(node, names));
+      printBlock(ctx, groupHelp(node, names));
       return word === undefined && node !== root ? 2 : 0;
     }
     const next: Command | Group | undefined = node.commands.find((c) => c.name === word);
@@ -117,7 +118,7 @@ export async function dispatch(
     });
   }
   if (parsed.values.help) {
-    ctx.io.stdout.write(commandHelp(command, names));
+    printBlock(ctx, commandHelp(command, names));
     return 0;
   }
   const specs = command.args ?? [];

@@ -8,22 +8,34 @@ import { registryGroup } from "./registry/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
 import { agentGroup } from "./agent/mod.ts";
 import { TASK_EXIT } from "./delegate/print.ts";
-import { paint, say } from "./output.ts";
+import { note, paint, printJsonError, say } from "./output.ts";
+
+export { escapeControls } from "./output.ts";
 
 const exitCodes = {
   name: "exit-codes",
   summary: "What observal's exit codes mean",
   run(_inv: unknown, ctx: Context) {
-    const byExit = new Map<number, string[]>();
+    const lines = new Map<number, string[]>([
+      [0, ["success (also: a search or list with no results; a delegated task completed)"]],
+    ]);
+    const add = (code: number, text: string) => lines.set(code, [...lines.get(code) ?? [], text]);
     for (const [category, { exit }] of Object.entries(CATEGORIES)) {
-      byExit.set(exit, [...(byExit.get(exit) ?? []), category.replace(/_/g, " ")]);
+      add(exit, category.replace(/_/g, " "));
     }
-    say(ctx, "0  success (also: a search or list with no results; a delegated task completed)");
-    for (const [code, names] of [...byExit].sort((a, b) => a[0] - b[0])) {
-      say(ctx, `${code}  ${names.join(", ")}`);
+    add(TASK_EXIT.unsuccessful, "a delegated task failed, was rejected or was canceled");
+    add(
+      TASK_EXIT.pending,
+      "a delegated task is still running or waits for input (also when Ctrl-C stopped the wait)",
+    );
+    add(
+      TASK_EXIT.replyRefused,
+      "a reply was refused: another reply or a cancel got there first, and nothing was sent",
+    );
+    add(TASK_EXIT.interrupted, "interrupted (Ctrl-C) before any task was started");
+    for (const [code, texts] of [...lines].sort((a, b) => a[0] - b[0])) {
+      say(ctx, `${String(code).padEnd(3)} ${texts.join(", ")}`);
     }
-    say(ctx, `${TASK_EXIT.unsuccessful}  a delegated task failed, was rejected or was canceled`);
-    say(ctx, `${TASK_EXIT.pending} a delegated task is still running or waits for input`);
   },
 };
 
@@ -58,12 +70,12 @@ export async function runCli(argv: string[], ctx: Context): Promise<number> {
   } catch (err) {
     const e = toObservalError(err);
     if (argv.includes("--json")) {
-      ctx.io.stderr.write(`${JSON.stringify({ error: e.toJSON() })}\n`);
+      printJsonError(ctx, { error: e.toJSON() });
     } else {
-      ctx.io.stderr.write(`${paint(ctx, "red", "error:")} ${e.message}\n`);
-      if (e.remediation) ctx.io.stderr.write(`${e.remediation}\n`);
+      note(ctx, paint("red", "error:"), " ", e.message);
+      if (e.remediation) note(ctx, e.remediation);
       if (e.code === "INTERNAL" && e.cause instanceof Error && ctx.env.OBSERVAL_DEBUG) {
-        ctx.io.stderr.write(`${e.cause.stack}\n`);
+        note(ctx, e.cause.stack ?? e.cause.message);
       }
     }
     return e.exitCode;

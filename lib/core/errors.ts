@@ -14,6 +14,8 @@ export const CATEGORIES = {
   not_found: { exit: 5, http: 404 },
   conflict: { exit: 6, http: 409 },
   precondition: { exit: 6, http: 409 },
+  /** Someone else's answer or cancel got there first; nothing of this call took effect. */
+  superseded: { exit: 11, http: 409 },
   unprocessable: { exit: 7, http: 422 },
   network: { exit: 8, http: 502 },
   unavailable: { exit: 9, http: 503 },
@@ -33,6 +35,7 @@ export const CODES = {
   NOT_FOUND: "not_found",
   ALREADY_EXISTS: "conflict",
   FAILED_PRECONDITION: "precondition",
+  REPLY_REFUSED: "superseded",
   INVALID_AGENT_CARD: "unprocessable",
   INVALID_AGENT: "unprocessable",
   UNSAFE_URL: "unprocessable",

@@ -1,47 +1,82 @@
 /**
- * Runs a remote A2A task inside the worker: check approval again, send the brief (or the
- * reply) to the pinned endpoint, then follow the task over a stream when the card offers
- * one, else by polling, until it is final. Input-required ends the worker; `reply`
- * starts a new one.
+ * Runs a remote A2A task inside the worker: check approval again, pass the endpoint
+ * through the SSRF gate, send the brief (or the reply) to the pinned endpoint, then follow
+ * the task over a stream when the card offers one, else by polling, until it is final or
+ * its deadline passes. Input-required ends the worker; `reply` starts a new one.
  * @module
  */
+import process from "node:process";
 import {
   type AgentCard,
+  type AnsweredStatus,
   type CardInterface,
   createRemoteClient,
+  DIRECT_RESULT_ARTIFACT,
+  followRemoteTask,
+  type FollowTiming,
   isFinal,
-  isInterrupted,
+  type Message,
   parseAgentCard,
-  partsText,
+  type Part,
   type RemoteClient,
+  remoteLimits,
+  RemoteRefusalError,
   type RemoteSnapshot,
   type Task,
 } from "../a2a/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 
-/** Longest pause between GetTask calls when the agent does not stream. */
-export const POLL_MS = 2000;
-/** The first pause; each next one doubles up to POLL_MS, so quick answers come quickly. */
-const FIRST_POLL_MS = 50;
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;
 /** Longest a remote task may run. */
 export const REMOTE_TIMEOUT_MS = 30 * 60 * 1000;
+/**
+ * How often a stream of small updates is written to the store: every change of state is
+ * written at once, the rest at most this often, so a flood of events costs no flood of
+ * writes.
+ */
+const SAVE_EVERY_MS = 250;
+/** How long the agent is given to take a cancel sent for a local reason. */
+const LOCAL_CANCEL_MS = 5000;
+/** How long the agent is given to take a cancel the caller asked for. */
+const CALLER_CANCEL_MS = 10_000;
+/** The variable holding host=address pairs used instead of DNS for agent endpoints. */
+const RESOLVE_VARIABLE = "OBSERVAL_A2A_RESOLVE";
+/** A test-only variable: when set, the worker logs its peak resident memory at the end. */
+const PEAK_RSS_VARIABLE = "OBSERVAL_TEST_PEAK_RSS";
 
+/** What a remote run needs; the network seams default to the real ones. */
 export interface RemoteRunDeps {
   ctx: Context;
   store: TaskStore;
   registry: () => RegistryClient;
+  /**
+   * Resolves endpoint host names. @default the pairs in `OBSERVAL_A2A_RESOLVE`, then the
+   * system resolver
+   */
+  resolve?: Resolve;
+  /** Performs each HTTP request to the agent. @default nodeRequest */
+  request?: Requester;
+  /** Pauses and patience while following; tests shorten them. */
+  timing?: FollowTiming;
+}
+
+/** The pinned endpoint, its card and the hosts allowed to be private. */
+interface Endpoint {
+  iface: CardInterface;
+  card: AgentCard;
+  allowPrivateHosts: string[];
 }
 
 /** The pinned endpoint and card, if the entry is still approved and delegable. */
 async function approvedEndpoint(
   deps: RemoteRunDeps,
   task: Task,
-): Promise<{ iface: CardInterface; card: AgentCard } | { refused: string }> {
+): Promise<Endpoint | { refused: string }> {
   let entry: Record<string, unknown>;
   try {
     entry = await deps.registry().entry(task.metadata.observal.target);
@@ -56,44 +91,110 @@ async function approvedEndpoint(
   }
   const iface = entry["obs:a2aInterface"] as CardInterface | undefined;
   if (!iface?.url) return { refused: "its approved card has no callable endpoint" };
-  return { iface, card: parseAgentCard(entry["obs:agentCard"]) };
+  return {
+    iface,
+    card: parseAgentCard(entry["obs:agentCard"]),
+    allowPrivateHosts: await privateHosts(deps, entry, iface.url),
+  };
 }
 
 /**
- * Folds a remote snapshot into our task; returns the stored task. `stale` is the id of the
- * question a reply answered: a non-blocking send may still report that question before the
- * agent has read the reply, and that must not end the worker.
+ * The registry's `discovery.a2a_private_hosts` as it stands now, read at call time so that
+ * removing a host takes effect at once. The entry may carry the decision for its own
+ * endpoint (`obs:a2aPrivateHost`); otherwise the setting is read where this user may read
+ * it (the embedded registry, or an admin's key). Anyone else gets no exemption: a private
+ * endpoint then fails closed.
  */
-function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, stale?: string): Task {
+async function privateHosts(
+  deps: RemoteRunDeps,
+  entry: Record<string, unknown>,
+  endpoint: string,
+): Promise<string[]> {
+  const decided = entry["obs:a2aPrivateHost"];
+  if (typeof decided === "boolean") {
+    return decided && URL.canParse(endpoint) ? [new URL(endpoint).hostname] : [];
+  }
+  try {
+    const settings = await deps.registry().admin("GET", "/settings");
+    const items = Array.isArray(settings.items) ? settings.items as { key?: unknown }[] : [];
+    const item = items.find((i) => i?.key === "discovery.a2a_private_hosts") as
+      | { value?: unknown }
+      | undefined;
+    const value = item?.value;
+    return Array.isArray(value) ? value.filter((h): h is string => typeof h === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function clientFor(deps: RemoteRunDeps, endpoint: Endpoint): RemoteClient {
+  const { ctx } = deps;
+  return createRemoteClient({
+    iface: endpoint.iface,
+    card: endpoint.card,
+    env: ctx.env,
+    allowPrivateHosts: endpoint.allowPrivateHosts,
+    resolve: deps.resolve ?? resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
+    request: deps.request,
+    limits: remoteLimits(ctx.env),
+  });
+}
+
+/** What this run has learned, for folding snapshots into the stored task. */
+interface Turn {
+  /** How many of the follow's messages have been looked at. */
+  seen: number;
+  /** Ids of the messages the task's history holds. */
+  known: Set<string>;
+  /** The agent's last message of this turn, if it said anything. */
+  last?: Message;
+}
+
+/** Folds a remote snapshot into our task; returns the stored task. */
+function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, turn: Turn): Task {
+  // New to the task: an agent's history also repeats what earlier turns said.
+  const said = snap.messages.slice(turn.seen).filter((m) => !turn.known.has(m.messageId));
+  turn.seen = snap.messages.length;
+  for (const m of said) if (m.messageId !== "") turn.known.add(m.messageId);
+  turn.last = said.at(-1) ?? turn.last;
   const { task, changed } = deps.store.update(id, (t) => {
     const meta = { ...t.metadata.observal };
     if (snap.taskId) meta.remoteTaskId = snap.taskId;
     if (snap.contextId) meta.remoteContextId = snap.contextId;
-    if (stale && isInterrupted(snap.state) && snap.message?.messageId === stale) {
-      return { ...t, metadata: { ...t.metadata, observal: meta } };
+    if (snap.timestamp) meta.remoteStatusTimestamp = snap.timestamp;
+    const ours = (m: Message): Message => ({ ...m, taskId: t.id, contextId: t.contextId });
+    const history = withoutRepeats([...(t.history ?? []), ...said.map(ours)]);
+    // Settling or stopping without a word: what the agent last said is its answer.
+    const spoken = snap.message ?? (isFinal(snap.state) ? turn.last : undefined);
+    const message = spoken ? ours(spoken) : isFinal(snap.state) ? undefined : t.status.message;
+    let artifacts = snap.artifacts && snap.artifacts.length > 0 ? snap.artifacts : t.artifacts;
+    if (snap.state === "TASK_STATE_COMPLETED" && !artifacts?.length && turn.last) {
+      artifacts = [{
+        artifactId: DIRECT_RESULT_ARTIFACT,
+        name: DIRECT_RESULT_ARTIFACT,
+        parts: turn.last.parts,
+      }];
     }
-    const message = snap.message
-      ? { ...snap.message, taskId: t.id, contextId: t.contextId }
-      : undefined;
     return {
       ...t,
+      history,
       status: { state: snap.state, timestamp: isoSeconds(deps.ctx.clock.now()), message },
-      artifacts: snap.artifacts && snap.artifacts.length > 0 ? snap.artifacts : t.artifacts,
+      artifacts,
       metadata: { ...t.metadata, observal: meta },
     };
   });
   return changed ? markChanged(deps.store, task) : task;
 }
 
-/** Resolves after `ms`, or as soon as a cancel is requested; true when it was. */
-async function sleepUnlessCanceled(deps: RemoteRunDeps, id: string, ms: number): Promise<boolean> {
-  const end = deps.ctx.clock.now().getTime() + ms;
-  for (;;) {
-    if (deps.store.cancelRequested(id)) return true;
-    const left = end - deps.ctx.clock.now().getTime();
-    if (left <= 0) return false;
-    await deps.ctx.clock.sleep(Math.min(CANCEL_CHECK_MS, left));
-  }
+/** The history with later copies of a message (same non-empty id) left out. */
+function withoutRepeats(history: Message[]): Message[] {
+  const seen = new Set<string>();
+  return history.filter((m) => {
+    if (m.messageId === "") return true;
+    if (seen.has(m.messageId)) return false;
+    seen.add(m.messageId);
+    return true;
+  });
 }
 
 /** Tells the remote agent to cancel and settles the task as canceled either way. */
@@ -102,7 +203,7 @@ async function cancelWith(deps: RemoteRunDeps, client: RemoteClient, task: Task)
   let text = "Canceled by the caller.";
   if (remoteId) {
     try {
-      await client.cancel(remoteId, AbortSignal.timeout(10_000));
+      await client.cancel(remoteId, AbortSignal.timeout(CALLER_CANCEL_MS));
     } catch (err) {
       text = `Canceled by the caller, but the remote agent did not confirm: ${errorText(err)}`;
     }
@@ -113,6 +214,14 @@ async function cancelWith(deps: RemoteRunDeps, client: RemoteClient, task: Task)
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** `message. remediation`, as a status line. */
+function failureText(err: unknown): string {
+  if (err instanceof ObservalError) {
+    return [err.message, err.remediation].filter(Boolean).join(". ") + ".";
+  }
+  return `The remote run failed: ${errorText(err)}.`;
 }
 
 /** Cancels a remote task that waits for input (no worker runs for it). */
@@ -133,20 +242,37 @@ export async function cancelRemote(deps: RemoteRunDeps, task: Task): Promise<Tas
       deps.ctx,
     );
   }
-  const client = createRemoteClient({
-    iface: endpoint.iface,
-    card: endpoint.card,
-    env: deps.ctx.env,
-    fetch: deps.ctx.fetch,
-  });
+  let client: RemoteClient;
+  try {
+    client = clientFor(deps, endpoint);
+  } catch (err) {
+    return settle(
+      deps.store,
+      task.id,
+      "TASK_STATE_CANCELED",
+      `Canceled by the caller, but the remote agent was not told: ${errorText(err)}.`,
+      deps.ctx,
+    );
+  }
   return await cancelWith(deps, client, task);
 }
 
 /** The worker's run of one remote task. Always leaves the task final or settled. */
 export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Task> {
+  try {
+    return await run(deps, initial);
+  } finally {
+    if (deps.ctx.env[PEAK_RSS_VARIABLE]) {
+      deps.ctx.io.stderr.write(`peak_rss_kb ${process.resourceUsage().maxRSS}\n`);
+    }
+  }
+}
+
+async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
   const { store, ctx } = deps;
   const id = initial.id;
-  const reply = store.takeReply(id);
+  // A reply is A2A parts (text, data); a store written by an older version may hold text.
+  const reply: string | Part[] | undefined = store.takeReply(id);
   const endpoint = await approvedEndpoint(deps, initial);
   if ("refused" in endpoint) {
     return settle(
@@ -159,21 +285,22 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
       ctx,
     );
   }
-  const client = createRemoteClient({
-    iface: endpoint.iface,
-    card: endpoint.card,
-    env: ctx.env,
-    fetch: ctx.fetch,
-  });
+  const client = clientFor(deps, endpoint);
   if (store.cancelRequested(id)) return await cancelWith(deps, client, initial);
 
   const meta = initial.metadata.observal;
-  const text = reply ?? partsText(initial.history?.[0]?.parts ?? []);
+  const parts = reply === undefined
+    ? initial.history?.[0]?.parts ?? [{ text: "" }]
+    : typeof reply === "string"
+    ? [{ text: reply }]
+    : reply;
   // The question this reply answers (reply() records it in the history).
-  const stale = reply === undefined
-    ? undefined
-    : initial.history?.findLast((m) => m.role === "ROLE_AGENT")?.messageId;
-  const input = { text, taskId: meta.remoteTaskId, contextId: meta.remoteContextId };
+  const answered: AnsweredStatus | undefined = reply === undefined ? undefined : {
+    messageId: initial.history?.findLast((m) => m.role === "ROLE_AGENT")?.messageId,
+    timestamp: typeof meta.remoteStatusTimestamp === "string"
+      ? meta.remoteStatusTimestamp
+      : undefined,
+  };
   let task = store.update(id, (t) => ({
     ...t,
     status: {
@@ -187,83 +314,57 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
     },
   })).task;
   const limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
-  const deadline = ctx.clock.now().getTime() + limitMs;
 
-  if (client.streaming) {
-    const followed = await follow(deps, client, id, input, stale);
-    if (followed.task) task = followed.task;
-    if (followed.canceled) return await cancelWith(deps, client, store.require(id));
-    if (isFinal(task.status.state)) return task;
-    if (!task.metadata.observal.remoteTaskId) {
-      return settle(
-        store,
-        id,
-        "TASK_STATE_FAILED",
-        followed.error ?? "The stream ended early.",
-        ctx,
-      );
-    }
-    // The stream broke or closed before the task was final: poll from here.
-  } else {
-    task = merge(deps, id, await client.send(input), stale);
-  }
-
-  let pause = FIRST_POLL_MS;
-  while (!isFinal(task.status.state)) {
-    const remoteId = task.metadata.observal.remoteTaskId;
-    if (!remoteId) {
-      return settle(
-        store,
-        id,
-        "TASK_STATE_FAILED",
-        "The remote agent returned no task to follow.",
-        ctx,
-      );
-    }
-    if (await sleepUnlessCanceled(deps, id, pause)) return await cancelWith(deps, client, task);
-    pause = Math.min(pause * 2, POLL_MS);
-    if (ctx.clock.now().getTime() > deadline) {
-      return settle(
-        store,
-        id,
-        "TASK_STATE_FAILED",
-        `Timed out after ${limitMs / 1000} seconds.`,
-        ctx,
-      );
-    }
-    task = merge(deps, id, await client.get(remoteId), stale);
-  }
-  return task;
-}
-
-/**
- * Follows the task over the agent's stream, saving every update. A cancel request aborts
- * the stream. Returns what happened instead of throwing, so the caller can fall back.
- */
-async function follow(
-  deps: RemoteRunDeps,
-  client: RemoteClient,
-  id: string,
-  input: { text: string; taskId?: string; contextId?: string },
-  stale: string | undefined,
-): Promise<{ task?: Task; canceled?: boolean; error?: string }> {
-  const abort = new AbortController();
-  let canceled = false;
+  const turn: Turn = {
+    seen: 0,
+    known: new Set((initial.history ?? []).map((m) => m.messageId).filter((m) => m !== "")),
+  };
+  let pending: RemoteSnapshot | undefined;
+  let savedAt = 0;
+  const save = () => {
+    if (pending === undefined) return;
+    task = merge(deps, id, pending, turn);
+    pending = undefined;
+    savedAt = ctx.clock.now().getTime();
+  };
+  const canceled = new Error("Canceled by the caller");
+  const stop = new AbortController();
   const watcher = setInterval(() => {
-    if (deps.store.cancelRequested(id)) {
-      canceled = true;
-      abort.abort();
-    }
+    if (store.cancelRequested(id)) stop.abort(canceled);
   }, CANCEL_CHECK_MS);
-  let task: Task | undefined;
   try {
-    for await (const snap of client.stream(input, abort.signal)) {
-      task = merge(deps, id, snap, stale);
-      if (isFinal(task.status.state)) break;
-    }
-    return { task, canceled };
+    await followRemoteTask({
+      client,
+      input: { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId },
+      timeoutMs: limitMs,
+      clock: ctx.clock,
+      signal: stop.signal,
+      answered,
+      limits: remoteLimits(ctx.env),
+      timing: deps.timing,
+      onSnapshot: (snap) => {
+        const stateChanged = snap.state !== (pending ?? task.status).state;
+        pending = snap;
+        const due = ctx.clock.now().getTime() - savedAt >= SAVE_EVERY_MS;
+        if (stateChanged || isFinal(snap.state) || due) save();
+      },
+      onRetry: (err, ms) =>
+        ctx.io.stderr.write(`retrying in ${ms} ms after a transient failure: ${err.message}\n`),
+    });
+    save();
+    return task;
   } catch (err) {
-    return { task, canceled, error: canceled ? undefined : errorText(err) };
+    save();
+    if (err === canceled) return await cancelWith(deps, client, store.require(id));
+    const remoteId = store.require(id).metadata.observal.remoteTaskId;
+    // Stopped for a reason of ours while the agent may still be at work: tell it to stop.
+    if (err instanceof RemoteRefusalError && remoteId) {
+      await client.cancel(remoteId, AbortSignal.timeout(LOCAL_CANCEL_MS)).catch((e) =>
+        ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorText(e)}\n`)
+      );
+    }
+    ctx.io.stderr.write(`${errorText(err)}\n`);
+    return settle(store, id, "TASK_STATE_FAILED", failureText(err), ctx);
   } finally {
     clearInterval(watcher);
   }

@@ -4,7 +4,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, statSync, watch } from "node:fs";
+import { readFileSync, rmSync, statfsSync, statSync, watch } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import {
@@ -12,9 +12,12 @@ import {
   isFinal,
   isInterrupted,
   isTerminal,
+  type Part,
+  stateLabel,
   type Task,
 } from "../a2a/mod.ts";
 import {
+  CATEGORIES,
   type Context,
   isoSeconds,
   ObservalError,
@@ -29,16 +32,70 @@ import { workspaceRootOf } from "../workspace/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";
-import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
+import {
+  checkApproved,
+  checkBreadth,
+  checkCycle,
+  checkDepth,
+  checkMessage,
+  MAX_MESSAGE_CHARS,
+} from "./guards.ts";
 import { cancelRemote } from "./remote_run.ts";
-import { agentMessage, settle, userMessage } from "./task_ops.ts";
-import { clearPid, type LaunchWorker, readPid, workerAlive, writePid } from "./worker_process.ts";
+import { agentMessage, markChanged, settle, userMessage } from "./task_ops.ts";
+import {
+  clearPid,
+  type LaunchWorker,
+  prepareWorkerLog,
+  readPid,
+  workerAlive,
+  writePid,
+} from "./worker_process.ts";
 
 /** How long a task may wait for its worker to write its pid. */
 export const WORKER_START_MS = 60_000;
 /** Longest wait a caller may ask for. */
 export const MAX_WAIT_SECONDS = 1800;
+/**
+ * Free disk space a task needs before it is started or resumed: its row, its worker's log
+ * and what the worker writes. Below this the command refuses at once, rather than leave a
+ * task that cannot be run or even marked failed.
+ */
+export const MIN_FREE_BYTES = 1024 * 1024;
 const WAIT_POLL_MS = 250;
+
+/**
+ * Exit code of a reply that lost a race: another reply was accepted first, or a cancel
+ * claimed the question (see `observal help exit-codes`).
+ */
+export const REPLY_REFUSED_EXIT = CATEGORIES.superseded.exit;
+
+/**
+ * A reply that was not taken because the task stopped waiting for input while it was
+ * being given: another reply was accepted first (`answered`) or a cancel got there first
+ * (`canceled`). Nothing of it reached the agent. It has its own exit code,
+ * {@linkcode REPLY_REFUSED_EXIT}, so a script can tell it from other refusals.
+ */
+export class ReplyRefusedError extends ObservalError {
+  /** Why the reply was refused. */
+  readonly reason: "answered" | "canceled";
+
+  constructor(reason: "answered" | "canceled", taskId: string) {
+    const [message, remediation] = reason === "answered"
+      ? [
+        `Another reply to task ${taskId} was accepted first; yours was not sent`,
+        `Follow the task with \`observal delegate status ${taskId} --wait 60\`; if the agent ` +
+        "asks again, answer that question",
+      ]
+      : [
+        `Task ${taskId} was canceled while you replied; your reply was not sent`,
+        `If it still shows as waiting, \`observal delegate cancel ${taskId}\` finishes the ` +
+        "cancel; start a new delegation with `observal delegate run` if the work is needed",
+      ];
+    super("REPLY_REFUSED", message, { resource: taskId, remediation });
+    this.name = "ReplyRefusedError";
+    this.reason = reason;
+  }
+}
 
 /** What the service needs; built once per command. */
 export interface DelegationDeps {
@@ -49,6 +106,8 @@ export interface DelegationDeps {
   launch: LaunchWorker;
   /** Grace period for a worker to start. @default WORKER_START_MS */
   workerStartMs?: number;
+  /** Free space needed under OBSERVAL_HOME to start or resume a task. @default MIN_FREE_BYTES */
+  minFreeBytes?: number;
 }
 
 /** One agent `find` returns. */
@@ -78,6 +137,26 @@ export interface StartOptions {
   /** When the caller's clock started, so lookup and launch count against the wait. */
   since?: Date;
   onTick?: (task: Task) => void;
+  /**
+   * Stops the wait (the task keeps running) when it aborts; before the task exists it
+   * stops the start instead, by throwing the signal's reason.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options for {@linkcode DelegationService.wait}. */
+export interface WaitOptions {
+  /** When the caller's clock started, so earlier work counts against the wait. */
+  since?: Date;
+  onTick?: (task: Task) => void;
+  /** Ends the wait early (the task keeps running); the task is returned as it is. */
+  signal?: AbortSignal;
+}
+
+/** Options for {@linkcode DelegationService.reply}. */
+export interface ReplyOptions extends WaitOptions {
+  /** Seconds to wait for a result after the reply is taken (0 returns at once). */
+  waitSeconds?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -85,6 +164,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The service. Stateless apart from its dependencies. */
 export class DelegationService {
   readonly #d: DelegationDeps;
+  /** Workers this service started, in case the store could not record them. */
+  readonly #launched = new Map<string, number>();
 
   constructor(deps: DelegationDeps) {
     this.#d = deps;
@@ -232,6 +313,9 @@ export class DelegationService {
       };
       perms = localPermissions(ctx, choice, this.#net());
     }
+    // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
+    options.signal?.throwIfAborted();
+    this.#checkSpace();
 
     const now = ctx.clock.now();
     const id = randomUUID();
@@ -263,7 +347,7 @@ export class DelegationService {
       artifacts: [],
       metadata: { observal: meta as Task["metadata"]["observal"] },
     };
-    store.insert(task);
+    this.#create(task);
     try {
       appendCapabilityLock(ctx.home, {
         ts: isoSeconds(now),
@@ -287,43 +371,143 @@ export class DelegationService {
       });
     } catch { /* telemetry never blocks a delegation */ }
     this.#launch(task, perms);
-    return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
-  }
-
-  /** Hosts the worker may reach besides the agent: the configured registry, if remote. */
-  #net(endpoint?: string): string[] {
-    const target = serverTarget(this.#d.ctx);
-    return [endpoint ?? "", target.kind === "remote" ? target.url : ""].map(hostPort).filter(
-      (h): h is string => h !== undefined,
-    );
-  }
-
-  #launch(task: Task, perms: SelfPermissions): void {
-    const { store, ctx } = this.#d;
-    const dir = store.taskDir(task.id, { create: true });
-    clearPid(dir);
-    let pid: number;
     try {
-      pid = this.#d.launch(task.id, dir, perms);
+      return await this.wait(id, options.waitSeconds ?? 0, {
+        since,
+        onTick: options.onTick,
+        signal: options.signal,
+      });
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      settle(
-        store,
-        task.id,
-        "TASK_STATE_FAILED",
-        "The delegation worker could not be started.",
-        ctx,
-      );
+      // The task exists now: whoever reads this must learn its id to follow it later.
+      if (!(err instanceof ObservalError) || err.code !== "UNAVAILABLE") throw err;
+      throw new ObservalError(err.code, `${err.message} (task ${id} was started)`, {
+        cause: err,
+        resource: err.resource,
+        remediation: `${err.remediation ?? "Try again later"}; then ` +
+          `\`observal delegate status ${id}\` shows how the task ended`,
+      });
+    }
+  }
+
+  /**
+   * Makes the task's folder and its worker log, then stores the task. The files come
+   * first: when the disk is full the command fails before a task exists, rather than
+   * leaving one that no worker will ever run.
+   */
+  #create(task: Task): void {
+    const { store } = this.#d;
+    const dir = store.taskDir(task.id);
+    try {
+      store.taskDir(task.id, { create: true });
+      prepareWorkerLog(dir);
+    } catch (cause) {
+      rmSync(dir, { recursive: true, force: true });
       throw new ObservalError(
         "UNAVAILABLE",
-        `The delegation worker could not be started: ${detail}`,
+        `Cannot create the task folder ${dir}: ${errorText(cause)}`,
+        { cause, resource: dir, remediation: spaceRemediation(this.#d.ctx.home) },
+      );
+    }
+    try {
+      store.insert(task);
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * What the worker may reach: the agent's endpoint and the configured registry, if remote.
+   * A named host is listed bare as well: Deno checks a DNS lookup against the host alone.
+   */
+  #net(endpoint?: string): string[] {
+    const target = serverTarget(this.#d.ctx);
+    const urls = [endpoint ?? "", target.kind === "remote" ? target.url : ""];
+    return [...new Set(urls.flatMap(netPermissions))];
+  }
+
+  /**
+   * Starts the task's worker. If it cannot be started the task is settled as failed (it
+   * never stays submitted) and the error says why and what to check.
+   */
+  #launch(task: Task, perms: SelfPermissions): void {
+    const { store, ctx } = this.#d;
+    let pid: number;
+    let dir: string;
+    try {
+      dir = store.taskDir(task.id, { create: true });
+      clearPid(dir);
+      pid = this.#d.launch(task.id, dir, perms);
+    } catch (err) {
+      const detail = errorText(err);
+      let unsettled = "";
+      try {
+        settle(
+          store,
+          task.id,
+          "TASK_STATE_FAILED",
+          `The delegation worker could not be started: ${detail}`,
+          ctx,
+        );
+      } catch (settleErr) {
+        // Then `status` fails it once the start grace period has passed.
+        unsettled = ` (and the task could not be marked failed: ${errorText(settleErr)})`;
+      }
+      throw new ObservalError(
+        "UNAVAILABLE",
+        `The delegation worker for task ${task.id} could not be started: ${detail}${unsettled}`,
         {
           cause: err,
+          resource: task.id,
+          remediation: `The task is marked failed. Fix the cause (often a full disk or an ` +
+            `unwritable ${ctx.home}), then run it again`,
         },
       );
     }
-    // The worker writes its own pid first thing too; whichever lands first is the same pid.
-    if (!readPid(dir)) writePid(dir, pid);
+    this.#launched.set(task.id, pid);
+    // The worker records its own pid first thing too; whichever lands first is the same
+    // pid, so a failure here is harmless.
+    try {
+      store.setWorkerPid(task.id, pid);
+      if (!readPid(dir)) writePid(dir, pid);
+    } catch { /* the worker writes both itself */ }
+  }
+
+  /**
+   * The pid of the task's worker, undefined while one is being started. Tasks stored by an
+   * older version recorded it only in the task folder's `worker.pid`.
+   */
+  #workerPid(id: string): number | undefined {
+    const { store } = this.#d;
+    const recorded = store.workerPid(id);
+    if (recorded === null) return readPid(store.taskDir(id));
+    if (recorded > 0) return recorded;
+    const launched = this.#launched.get(id);
+    return launched !== undefined && launched > 0 ? launched : undefined;
+  }
+
+  /** Refuses to start or resume a task when the disk under OBSERVAL_HOME is (nearly) full. */
+  #checkSpace(): void {
+    const { store } = this.#d;
+    const need = this.#d.minFreeBytes ?? MIN_FREE_BYTES;
+    let free: number;
+    try {
+      const fs = statfsSync(store.root);
+      free = Number(fs.bavail) * Number(fs.bsize);
+    } catch {
+      return; // Unknown: the writes themselves will say if the disk is full.
+    }
+    if (free >= need) return;
+    throw new ObservalError(
+      "UNAVAILABLE",
+      `The disk that holds ${store.root} is full: ${Math.floor(free / 1024)} KiB free, and a ` +
+        `delegation needs at least ${Math.ceil(need / 1024)} KiB`,
+      {
+        resource: store.root,
+        remediation: "Free some space on that disk (or point OBSERVAL_HOME elsewhere), then " +
+          "run it again; nothing was started",
+      },
+    );
   }
 
   /** The task as stored, after settling it if its worker died or never started. */
@@ -331,8 +515,7 @@ export class DelegationService {
     const { store, ctx } = this.#d;
     const task = store.require(id);
     if (isFinal(task.status.state)) return task;
-    const dir = store.taskDir(id);
-    const pid = readPid(dir);
+    const pid = this.#workerPid(id);
     const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
     const grace = this.#d.workerStartMs ?? WORKER_START_MS;
     const dead = pid !== undefined
@@ -372,15 +555,16 @@ export class DelegationService {
     } catch { /* cleanup must never fail a command */ }
   }
 
-  /** Follows a task until it is final or the wait ends; returns it either way. */
-  async wait(
-    id: string,
-    seconds: number,
-    options: { since?: Date; onTick?: (task: Task) => void } = {},
-  ): Promise<Task> {
+  /**
+   * Follows a task until it is final, the wait ends or `options.signal` aborts; returns it
+   * either way.
+   */
+  async wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
     const { clock } = this.#d.ctx;
     const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
+    const signal = options.signal;
+    const interrupted = signal ? aborted(signal) : undefined;
     this.sweep();
     let wake: TaskWatch | undefined;
     try {
@@ -389,10 +573,14 @@ export class DelegationService {
         options.onTick?.(task);
         if (isFinal(task.status.state)) return task;
         const left = deadline - clock.now().getTime();
-        if (left <= 0) return task;
+        if (left <= 0 || signal?.aborted) return task;
         // Wake as soon as the worker marks a change; the poll is only a fallback.
         wake ??= watchTask(this.#d.store.taskDir(id));
-        await Promise.race([clock.sleep(Math.min(WAIT_POLL_MS, left)), wake.changed()]);
+        await Promise.race([
+          clock.sleep(Math.min(WAIT_POLL_MS, left)),
+          wake.changed(),
+          ...(interrupted ? [interrupted] : []),
+        ]);
       }
     } finally {
       wake?.close();
@@ -404,72 +592,180 @@ export class DelegationService {
     return this.#d.store.list({ limit });
   }
 
-  /** Answers a remote task that waits for input, and resumes it with a new worker. */
+  /**
+   * Answers a remote task that waits for input and resumes it with a new worker. The
+   * answer is text, or A2A parts (text and data). Of concurrent replies to one question
+   * exactly one is taken; the others get a {@linkcode ReplyRefusedError}, as does a reply
+   * that a cancel beat. A task that was not waiting for input when the caller began gets a
+   * FAILED_PRECONDITION error.
+   */
   async reply(
     id: string,
-    message: string,
-    options: { waitSeconds?: number; since?: Date; onTick?: (task: Task) => void } = {},
+    answer: string | readonly Part[],
+    options: ReplyOptions = {},
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const since = options.since ?? ctx.clock.now();
+    const parts = replyParts(answer);
     const task = this.get(id);
     const meta = task.metadata.observal;
     if (meta.kind !== "a2a" || !isInterrupted(task.status.state)) {
+      if (meta.kind === "a2a") {
+        const lost = lostRace(task, since);
+        if (lost) throw new ReplyRefusedError(lost, id);
+      }
       throw new ObservalError(
         "FAILED_PRECONDITION",
-        "Only a remote task that is waiting for input can take a reply",
+        meta.kind === "a2a"
+          ? `Task ${id} is ${stateLabel(task.status.state)}, not waiting for input, so it ` +
+            "takes no reply"
+          : "Only a remote task that is waiting for input can take a reply",
         {
-          remediation:
-            `This task is ${task.status.state}; check it with \`observal delegate status ${id}\``,
+          resource: id,
+          remediation: `Check it with \`observal delegate status ${id}\``,
         },
       );
     }
-    if (!message.trim()) {
-      throw new ObservalError("INVALID_ARGUMENT", "The reply is empty", {
-        remediation: "Answer the agent's question in the message",
-      });
-    }
-    checkMessage(message);
-    const { changed } = store.update(id, (t) => {
-      if (!isInterrupted(t.status.state)) return undefined;
+    options.signal?.throwIfAborted();
+    this.#checkSpace();
+    const outcome = store.acceptReply(id, parts, (t) => {
       // Keep the agent's question in the history, before the answer to it.
-      const question = t.status.message?.role === "ROLE_AGENT" ? [t.status.message] : [];
+      const question = t.status.message;
+      const history = t.history ?? [];
+      const asked = question?.role === "ROLE_AGENT" &&
+          !history.some((m) => m.messageId === question.messageId)
+        ? [question]
+        : [];
       return {
         ...t,
-        history: [...(t.history ?? []), ...question, userMessage(message, id, t.contextId)],
+        history: [...history, ...asked, {
+          messageId: randomUUID(),
+          role: "ROLE_USER",
+          parts: [...parts],
+          taskId: id,
+          contextId: t.contextId,
+        }],
         status: {
           state: "TASK_STATE_WORKING",
           timestamp: isoSeconds(ctx.clock.now()),
           message: agentMessage("Reply received; resuming.", id, t.contextId),
         },
+        metadata: {
+          ...t.metadata,
+          observal: { ...t.metadata.observal, repliedAt: ctx.clock.now().toISOString() },
+        },
       };
     });
-    if (!changed) return this.get(id);
-    store.putReply(id, message);
+    if (!outcome.accepted) {
+      throw new ReplyRefusedError(
+        outcome.reason === "not-waiting" ? "answered" : "canceled",
+        id,
+      );
+    }
+    markChanged(store, outcome.task);
     const { home } = ctx;
-    this.#launch(task, { read: [home], write: [home], net: this.#net(meta.remoteUrl ?? "") });
-    return await this.wait(id, options.waitSeconds ?? 0, { since, onTick: options.onTick });
+    this.#launch(outcome.task, {
+      read: [home],
+      write: [home],
+      net: this.#net(meta.remoteUrl ?? ""),
+    });
+    return await this.wait(id, options.waitSeconds ?? 0, {
+      since,
+      onTick: options.onTick,
+      signal: options.signal,
+    });
   }
 
   /**
-   * Cancels a task. A running worker is told through the store and tells the remote agent;
-   * a remote task waiting for input is canceled here, after approval is checked again.
+   * Cancels a task. A running worker is told through the store and tells the remote agent.
+   * A remote task waiting for input has no worker: the request claims the question (replies
+   * are refused from then on), approval is checked again and the agent is told here.
    */
   async cancel(id: string): Promise<Task> {
     const { store, ctx } = this.#d;
     const task = this.get(id);
-    const state = task.status.state;
-    if (isTerminal(state)) return task;
-    if (isInterrupted(state)) {
-      return await cancelRemote({ ctx, store, registry: this.#d.registry }, task);
-    }
-    store.requestCancel(id);
-    const pid = readPid(store.taskDir(id));
+    if (isTerminal(task.status.state)) return task;
+    const claimed = store.requestCancel(id);
+    const state = claimed.status.state;
+    if (isTerminal(state)) return claimed;
+    const deps = { ctx, store, registry: this.#d.registry };
+    if (isInterrupted(state)) return await cancelRemote(deps, claimed);
+    const pid = this.#workerPid(id);
     if (pid !== undefined && !workerAlive(pid, id)) {
-      return settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+      // Nobody else will act on the request. A remote agent may still be working on it.
+      return claimed.metadata.observal.remoteTaskId
+        ? await cancelRemote(deps, claimed)
+        : settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     }
-    return await this.wait(id, 15);
+    // Running, or starting: the worker checks for the request before anything else.
+    const after = await this.wait(id, 15);
+    // The worker stopped for input before it saw the request: nothing runs now, so the
+    // agent is told here (the request still holds, so no reply got in meanwhile).
+    return isInterrupted(after.status.state) ? await cancelRemote(deps, after) : after;
   }
+}
+
+/**
+ * Why a reply to a remote task that is not waiting for input lost a race, if it did:
+ * another reply was taken and the task is still working on it, or was taken after the
+ * caller began (`since`); or a cancel settled the task after the caller began. Undefined
+ * when the task simply was not waiting (never asked, or settled before the caller began).
+ */
+function lostRace(task: Task, since: Date): "answered" | "canceled" | undefined {
+  const state = task.status.state;
+  const repliedAt = Date.parse(String(task.metadata.observal.repliedAt ?? ""));
+  if (!Number.isNaN(repliedAt) && (!isTerminal(state) || repliedAt >= since.getTime())) {
+    return "answered";
+  }
+  // Status times have whole seconds: compare with the second the caller began in.
+  const changed = Date.parse(task.status.timestamp ?? "");
+  if (state === "TASK_STATE_CANCELED" && changed >= Math.floor(since.getTime() / 1000) * 1000) {
+    return "canceled";
+  }
+  return undefined;
+}
+
+/** A reply as A2A parts, checked: something to say, and not too much of it. */
+function replyParts(answer: string | readonly Part[]): Part[] {
+  const parts: Part[] = typeof answer === "string" ? [{ text: answer }] : [...answer];
+  const said = parts.some((p) =>
+    (typeof p.text === "string" && p.text.trim() !== "") || p.data !== undefined
+  );
+  if (!said) {
+    throw new ObservalError("INVALID_ARGUMENT", "The reply is empty", {
+      remediation: "Answer the agent's question in the message, or pass data",
+    });
+  }
+  const size = parts.reduce(
+    (n, p) =>
+      n + (p.text?.length ?? 0) + (p.data === undefined ? 0 : JSON.stringify(p.data).length),
+    0,
+  );
+  if (size > MAX_MESSAGE_CHARS) {
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `The reply is ${size} characters; at most ${MAX_MESSAGE_CHARS} are accepted`,
+      { remediation: "Shorten the answer, or point the agent at files instead of pasting them" },
+    );
+  }
+  for (const p of parts) if (typeof p.text === "string" && p.text.trim()) checkMessage(p.text);
+  return parts;
+}
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function spaceRemediation(home: string): string {
+  return `Check that ${home} is writable and its disk has free space, then run it again`;
 }
 
 interface TaskWatch {
@@ -544,8 +840,11 @@ function agentIdOf(identifier: string): string | undefined {
   return parts.length === 5 && parts[3] === "agent" && UUID.test(parts[4]) ? parts[4] : undefined;
 }
 
-function hostPort(url: string): string | undefined {
-  if (!URL.canParse(url)) return undefined;
+/** `host:port` for a URL, and the bare host when it is a name that must be resolved. */
+function netPermissions(url: string): string[] {
+  if (!URL.canParse(url)) return [];
   const u = new URL(url);
-  return `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+  const hostPort = `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+  const literal = /^[\d.]+$/.test(u.hostname) || u.hostname.startsWith("[");
+  return literal ? [hostPort] : [hostPort, u.hostname];
 }

@@ -6,7 +6,7 @@
 import process from "node:process";
 import { isFinal, type Task } from "../a2a/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { type RemoteRunDeps, runRemote } from "./remote_run.ts";
+import { cancelRemote, type RemoteRunDeps, runRemote } from "./remote_run.ts";
 import { settle } from "./task_ops.ts";
 import { writePid } from "./worker_process.ts";
 
@@ -20,10 +20,32 @@ export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<nu
   }
   // First thing: a starting worker must never look like a missing one.
   writePid(store.taskDir(taskId, { create: true }), process.pid);
+  store.setWorkerPid(taskId, process.pid);
   if (isFinal(task.status.state)) return 0;
   if (store.cancelRequested(taskId)) {
-    store.clearCancel(taskId);
-    settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+    // Canceled before this worker began: a reply it was started for is never sent.
+    const dropped = store.takeReply(taskId) !== undefined;
+    // A resumed remote task is still waiting for input at the agent's end: tell it.
+    let result: Task;
+    try {
+      result = task.metadata.observal.kind === "a2a" && task.metadata.observal.remoteTaskId
+        ? await cancelRemote(deps, task)
+        : settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      result = settle(
+        store,
+        taskId,
+        "TASK_STATE_CANCELED",
+        `Canceled by the caller, but the remote agent was not told: ${detail}.`,
+        ctx,
+      );
+    }
+    ctx.io.stderr.write(
+      `task ${taskId} ${result.status.state}${
+        dropped ? " (the pending reply was not sent)" : ""
+      }\n`,
+    );
     return 0;
   }
   let result: Task;
@@ -37,9 +59,11 @@ export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<nu
       : "The delegation worker failed unexpectedly; see worker.log in the task folder.";
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     result = settle(store, taskId, "TASK_STATE_FAILED", message, ctx);
-  } finally {
-    store.clearCancel(taskId);
   }
+  // The cancel flag is left as it is: on a settled task it means nothing, and on a task
+  // that now waits for input it is a cancel's claim that must keep replies out. Clearing
+  // it here could also wipe a request made for the next run (a reply accepted and a
+  // cancel made while this process was still ending).
   ctx.io.stderr.write(`task ${taskId} ${result.status.state}\n`);
   return 0;
 }

@@ -1,22 +1,38 @@
 /**
  * Detached worker processes: every delegation runs in one, so the task outlives the CLI
- * or MCP call that started it. The pid side file lets any later call tell a live worker
- * from a dead one.
+ * or MCP call that started it. The worker's pid is recorded in the task's row (the store
+ * is the source of truth) and in the `worker.pid` side file, so any later call can tell a
+ * live worker from a dead one.
  * @module
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
+import { pidExists, processCommandLine } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
 
 /** Starts the worker for a task; returns its pid. Tests pass their own. */
 export type LaunchWorker = (taskId: string, taskDir: string, perms: SelfPermissions) => number;
 
+/** The worker's pid side file in a task folder. */
 export function pidFile(taskDir: string): string {
   return join(taskDir, "worker.pid");
 }
 
+/** The worker's log in a task folder (its stdout and stderr). */
+export function workerLog(taskDir: string): string {
+  return join(taskDir, "worker.log");
+}
+
+/**
+ * Creates the worker's log before the task is stored, so a disk that cannot take one more
+ * file fails the command before any task exists.
+ */
+export function prepareWorkerLog(taskDir: string): void {
+  closeSync(openSync(workerLog(taskDir), "a", 0o600));
+}
+
+/** The pid in the task folder's `worker.pid`, if there is a valid one. */
 export function readPid(taskDir: string): number | undefined {
   try {
     const n = Number(readFileSync(pidFile(taskDir), "utf8").trim());
@@ -26,40 +42,33 @@ export function readPid(taskDir: string): number | undefined {
   }
 }
 
+/** Writes the task folder's `worker.pid`. */
 export function writePid(taskDir: string, pid: number): void {
   writeFileSync(pidFile(taskDir), `${pid}\n`, { mode: 0o600 });
 }
 
+/** Removes the task folder's `worker.pid` (a new worker is about to start). */
 export function clearPid(taskDir: string): void {
   rmSync(pidFile(taskDir), { force: true });
 }
 
 /**
- * Is this pid a live worker for this task? A signal-0 probe says the pid exists; where
- * /proc exists, its command line must also name the task, so a recycled pid never passes.
+ * Is this pid a live worker for this task? The pid must exist and, where the OS shows
+ * command lines, its command line must name the task, so a recycled pid never passes.
  */
 export function workerAlive(pid: number, taskId: string): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  const cmdline = `/proc/${pid}/cmdline`;
-  if (existsSync("/proc/self/cmdline")) {
-    try {
-      return readFileSync(cmdline, "utf8").includes(taskId);
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  if (!pidExists(pid)) return false;
+  // A process we may not inspect (another user's, or a permission-fenced caller) is taken
+  // as alive: settling a live task as dead would also reap its child.
+  const command = processCommandLine(pid);
+  return command === undefined || command.includes(taskId);
 }
 
 /** The real launcher: re-executes observal detached, logging to worker.log. */
 export function detachedLauncher(ctx: Context): LaunchWorker {
   return (taskId, taskDir, perms) => {
     const [command, ...args] = selfCommand(["delegate", "worker", taskId], perms);
-    const log = openSync(join(taskDir, "worker.log"), "a", 0o600);
+    const log = openSync(workerLog(taskDir), "a", 0o600);
     try {
       const child = spawn(command, args, {
         cwd: taskDir,
@@ -69,7 +78,7 @@ export function detachedLauncher(ctx: Context): LaunchWorker {
       });
       if (child.pid === undefined) {
         throw new ObservalError("UNAVAILABLE", "The delegation worker could not be started", {
-          remediation: `Check ${join(taskDir, "worker.log")}`,
+          remediation: `Check ${workerLog(taskDir)}`,
         });
       }
       child.on("error", () => {/* reported through the pid check and the grace period */});

@@ -52,10 +52,15 @@ export const delegateInput = {
   ),
   message: z.string().describe(
     "The complete brief: goal, context, files, constraints and what to return. The agent " +
-      "does not see this conversation. When task_id is given, your answer to its question.",
+      "does not see this conversation. When task_id is given, your answer to its question " +
+      "(may be empty when `data` carries the answer).",
   ),
   task_id: z.string().min(1).optional().describe(
     "Only to answer a task that asked for input: its task_id",
+  ),
+  data: z.record(z.string(), z.unknown()).optional().describe(
+    "Only with task_id: a structured answer (a JSON object), sent as a data part after the " +
+      "message. Use it when the question carries data, such as a tool approval.",
   ),
   wait_seconds: waitSeconds(DEFAULT_TOOL_WAIT_SECONDS),
 };

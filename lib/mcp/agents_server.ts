@@ -9,6 +9,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import { z } from "zod";
+import type { Part } from "../a2a/mod.ts";
 import type { Clock, Writer } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { Caller, DelegationService } from "../delegation/mod.ts";
@@ -107,7 +108,8 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
   addTool("delegate", {
     title: "Delegate",
     description: "Hand a self-contained task to an agent from find_agents, or answer a task " +
-      "that asked for input (pass its task_id). The message must be a complete brief: the " +
+      "that asked for input (pass its task_id, and your answer as message, as data, or " +
+      "both). The message must be a complete brief: the " +
       "agent does not see this conversation. Registry agents work in a throwaway copy; file " +
       "changes come back as a patch that is NOT applied. Returns the task's state and results.",
     inputSchema: delegateInput,
@@ -115,7 +117,15 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
     const since = clock.now();
     const waitSeconds = args.wait_seconds;
     if (args.task_id) {
-      return summarize(await service.reply(args.task_id, args.message, { waitSeconds, since }));
+      const parts: Part[] = args.message.trim() ? [{ text: args.message }] : [];
+      if (args.data !== undefined) parts.push({ data: args.data });
+      return summarize(await service.reply(args.task_id, parts, { waitSeconds, since }));
+    }
+    if (args.data !== undefined) {
+      throw new ObservalError("INVALID_ARGUMENT", "`data` answers a task; it cannot start one", {
+        remediation: "Pass `task_id` with `data` to answer a task that asked for input, or " +
+          "put everything the agent needs in `message`",
+      });
     }
     if (!args.agent) {
       throw new ObservalError("INVALID_ARGUMENT", "delegate needs an agent to start a task", {

@@ -3,19 +3,28 @@
  * and the one next step.
  * @module
  */
-import { type Artifact, isInterrupted, isTerminal, partsText, type Task } from "../a2a/mod.ts";
+import {
+  type Artifact,
+  isInterrupted,
+  isTerminal,
+  type Part,
+  partsText,
+  type Task,
+} from "../a2a/mod.ts";
 
 /** The artifact that carries a registry agent's file edits as a unified diff. */
 const PATCH_ARTIFACT = "changes.patch";
+/** Most characters of one data part in a summary; longer data is cut with a note. */
+export const MAX_SUMMARY_DATA_CHARS = 20_000;
 
 /**
  * Renders a task for the model that delegated it.
  *
  * The text opens with `task_id`, `agent` and `state` lines (and `status` when the agent said
- * something), then each artifact under a `## name` heading (proposed changes as a diff
- * block), then `note:` lines, and ends with what to do next: follow a running task with
- * `get_task`, answer an interrupted one with `delegate`, or review a patch that was not
- * applied.
+ * something; data parts of its message follow as JSON blocks), then each artifact under a
+ * `## name` heading (proposed changes as a diff block), then `note:` lines, and ends with
+ * what to do next: follow a running task with `get_task`, answer an interrupted one with
+ * `delegate`, or review a patch that was not applied.
  *
  * @param task the task as the delegation service returns it
  * @returns the summary, without a trailing newline
@@ -43,8 +52,7 @@ export function summarize(task: Task): string {
     `agent: ${meta.targetName ?? meta.target} (${meta.kind}${via})`,
     `state: ${task.status.state}`,
   ];
-  const status = task.status.message ? partsText(task.status.message.parts).trim() : "";
-  if (status) lines.push(`status: ${status}`);
+  lines.push(...statusLines(task.status.message?.parts ?? []));
   for (const artifact of task.artifacts ?? []) lines.push("", ...artifactLines(artifact, task));
   const notes = meta.notes ?? [];
   if (notes.length > 0) lines.push("", ...notes.map((n) => `note: ${n}`));
@@ -75,6 +83,27 @@ function artifactLines(artifact: Artifact, task: Task): string[] {
   ];
 }
 
+/** The agent's status message: its text on a `status:` line, each data part as JSON. */
+function statusLines(parts: readonly Part[]): string[] {
+  const text = partsText(parts.filter((p) => p.data === undefined)).trim();
+  const lines = text ? [`status: ${text}`] : [];
+  for (const part of parts) {
+    if (part.data === undefined) continue;
+    const json = JSON.stringify(part.data, null, 2) ?? String(part.data);
+    const cut = json.length > MAX_SUMMARY_DATA_CHARS;
+    const body = cut ? json.slice(0, MAX_SUMMARY_DATA_CHARS) : json;
+    const fence = fenceFor(body);
+    lines.push(
+      "data:",
+      `${fence}json`,
+      body,
+      fence,
+      ...(cut ? [`(shortened: the data is ${json.length} characters)`] : []),
+    );
+  }
+  return lines;
+}
+
 /** A backtick fence longer than any backtick run in the text, so the block cannot end early. */
 function fenceFor(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
@@ -84,8 +113,11 @@ function fenceFor(text: string): string {
 function nextStep(task: Task): string | undefined {
   const state = task.status.state;
   if (isInterrupted(state)) {
+    const structured = task.status.message?.parts.some((p) => p.data !== undefined);
     return "The agent needs more input. Call delegate again with this task_id and your answer " +
-      "as the message.";
+      (structured
+        ? "as the message, or as `data` (a JSON object) when it asks for structured input."
+        : "as the message.");
   }
   if (!isTerminal(state)) {
     return "Still running. Call get_task with this task_id (optionally with wait_seconds) to " +

@@ -1,7 +1,8 @@
 /**
- * Safe fetching of URLs that come from outside (A2A Agent Cards, signing keys): URL
- * normalisation, SSRF checks on host names and every resolved address, a connection
- * pinned to the checked address, no redirects, and size and time limits.
+ * Safe fetching of URLs that come from outside (A2A Agent Cards, signing keys, remote
+ * agent endpoints): URL normalisation, SSRF checks on host names and every resolved
+ * address ({@linkcode pinAddress}), a connection pinned to the checked address, no
+ * redirects, and size and time limits.
  *
  * @example
  * ```ts ignore
@@ -34,3 +35,5 @@ export {
 } from "./ip_range.ts";
 export type { PinnedRequest, RawResponse, Requester } from "./requester.ts";
 export { nodeRequest } from "./node_request.ts";
+export { pinAddress, type PinAddressOptions, type Resolve } from "./pin_address.ts";
+export { resolveWithOverrides } from "./resolve_with_overrides.ts";

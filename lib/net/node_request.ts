@@ -6,7 +6,7 @@ import type { PinnedRequest, RawResponse } from "./requester.ts";
 
 /**
  * The real {@linkcode Requester}, on `node:http` / `node:https` (the same code runs on
- * Deno and Node).
+ * Deno and Node). A GET unless `request.method` says POST, with `request.body` if any.
  *
  * When `request.address` is set, the socket connects to that address through a `lookup`
  * that answers only for the URL's host, while the `Host` header and the TLS server name
@@ -14,7 +14,7 @@ import type { PinnedRequest, RawResponse } from "./requester.ts";
  * therefore cannot move the connection elsewhere (DNS rebinding). No agent is shared, so
  * a pooled socket to another address is never reused. Redirects are not followed.
  *
- * @param request The GET to perform.
+ * @param request The request to perform.
  * @returns The status, headers and the unread body stream.
  *
  * @example
@@ -28,11 +28,14 @@ import type { PinnedRequest, RawResponse } from "./requester.ts";
  * ```
  */
 export function nodeRequest(request: PinnedRequest): Promise<RawResponse> {
-  const { url, address, headers, signal } = request;
+  const { url, address, signal, body } = request;
+  const headers = body === undefined
+    ? request.headers
+    : { ...request.headers, "content-length": String(body.byteLength) };
   const hostname = bareHost(url.hostname);
   const secure = url.protocol === "https:";
   const options: https.RequestOptions = {
-    method: "GET",
+    method: request.method ?? "GET",
     protocol: url.protocol,
     hostname,
     port: url.port === "" ? (secure ? 443 : 80) : Number(url.port),
@@ -50,13 +53,21 @@ export function nodeRequest(request: PinnedRequest): Promise<RawResponse> {
       const onAbortBody = () => res.destroy(signal.reason);
       signal.addEventListener("abort", onAbortBody, { once: true });
       res.once("close", () => signal.removeEventListener("abort", onAbortBody));
-      resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: res });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: flattenHeaders(res.headers),
+        body: res,
+        abort: () => {
+          res.destroy();
+          req.destroy();
+        },
+      });
     });
     const onAbort = () => req.destroy(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     req.once("close", () => signal.removeEventListener("abort", onAbort));
     req.once("error", reject);
-    req.end();
+    req.end(body);
   });
 }
 

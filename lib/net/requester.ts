@@ -1,13 +1,18 @@
 /**
- * The low-level HTTP seam under {@linkcode safeFetch}: one GET, connected where
- * safeFetch says, with no redirects, retries or decoding.
+ * The low-level HTTP seam under {@linkcode safeFetch} and the A2A client: one request,
+ * connected to the address the SSRF check approved, with no redirects, retries or
+ * decoding.
  * @module
  */
 
-/** One GET as {@linkcode safeFetch} asks for it. */
+/** One request as {@linkcode safeFetch} or the A2A client asks for it. */
 export interface PinnedRequest {
   /** What to ask for. Its host is sent as the `Host` header and used as TLS server name. */
   url: URL;
+  /** @default "GET" */
+  method?: "GET" | "POST";
+  /** The request body (sent with a `Content-Length`); none for a GET. */
+  body?: Uint8Array;
   /**
    * The checked IP address to connect to instead of resolving `url`'s host again.
    * Absent only for hosts an administrator allowed, which are resolved as usual.
@@ -26,6 +31,11 @@ export interface RawResponse {
   headers: Record<string, string>;
   /** The body as it arrives; ending the iteration early must close the connection. */
   body: AsyncIterable<Uint8Array>;
+  /**
+   * Closes the connection without reading the body (a refused answer). Without it, the
+   * reader ends an iteration it has not started, which some streams ignore.
+   */
+  abort?: () => void;
 }
 
 /** Performs one {@linkcode PinnedRequest}; {@linkcode nodeRequest} is the real one. */

@@ -1,10 +1,7 @@
 import { ObservalError } from "../core/mod.ts";
-import { bareHost, canonicalHost, isIpHost } from "./_host.ts";
-import { clip, parseHttpUrl } from "./_http_url.ts";
-import { systemResolve } from "./_resolve.ts";
-import { isBlockedAddress } from "./is_blocked_address.ts";
-import { isBlockedHostname } from "./is_blocked_hostname.ts";
+import { parseHttpUrl } from "./_http_url.ts";
 import { nodeRequest } from "./node_request.ts";
+import { pinAddress, raceAbort } from "./pin_address.ts";
 import type { RawResponse, Requester } from "./requester.ts";
 
 /** Options for {@linkcode safeFetch}. */
@@ -84,7 +81,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const signal = controller.signal;
 
   try {
-    const address = await checkTarget(target, options, signal);
+    const address = await pinAddress(target, { ...options, signal });
     const response = await raceAbort(
       request({
         url: target,
@@ -129,73 +126,6 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   }
 }
 
-/**
- * Applies the SSRF rules to `target` and returns the address to connect to, or
- * undefined for an allowlisted host (connected as usual).
- */
-async function checkTarget(
-  target: URL,
-  options: SafeFetchOptions,
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  const host = bareHost(target.hostname);
-  const allowed = options.allowPrivateHosts.some((entry) =>
-    (canonicalHost(entry.trim()) ?? entry.trim().toLowerCase()) === host
-  );
-  if (allowed) return undefined;
-
-  if (isBlockedHostname(host)) throw privateAddress(target, host, undefined);
-  if (target.protocol !== "https:") {
-    throw new ObservalError("UNSAFE_URL", `Refused plain http to ${host}: https is required`, {
-      remediation: `Use ${target.href.replace(/^http:/, "https:")}, or ${allowHint(host)}`,
-      resource: target.href,
-    });
-  }
-  if (isIpHost(host)) return host;
-
-  let addresses: string[];
-  try {
-    addresses = await raceAbort((options.resolve ?? systemResolve)(host), signal);
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw unresolved(target, host, err);
-  }
-  if (addresses.length === 0) throw unresolved(target, host, undefined);
-  const blocked = addresses.filter((address) => isBlockedAddress(address));
-  // Fail closed: one private answer is enough to refuse, since any answer may be used.
-  if (blocked.length > 0) throw privateAddress(target, host, blocked);
-  return addresses[0];
-}
-
-function privateAddress(target: URL, host: string, blocked: string[] | undefined): ObservalError {
-  const message = blocked !== undefined
-    ? `Refused ${host}: it resolves to the private or reserved address ${
-      blocked.slice(0, 3).map((a) => clip(a, 50)).join(", ")
-    }`
-    : isIpHost(host)
-    ? `Refused ${host}: it is a private, loopback or reserved address`
-    : `Refused ${host}: it is a local-only or cloud metadata host name`;
-  return new ObservalError("UNSAFE_URL", message, {
-    remediation: `Use a public https URL, or, if this host is trusted, ${allowHint(host)}`,
-    resource: target.href,
-  });
-}
-
-function unresolved(target: URL, host: string, cause: unknown): ObservalError {
-  const reason = cause instanceof Error ? `: ${cause.message}` : " (no addresses)";
-  return new ObservalError("NETWORK", `Cannot resolve the host ${host}${reason}`, {
-    remediation: "Check the host name and DNS, then retry",
-    resource: target.href,
-    cause,
-  });
-}
-
-function allowHint(host: string): string {
-  return "an administrator can add it to the comma-separated discovery.a2a_private_hosts " +
-    "setting, keeping any hosts already listed: " +
-    `observal registry settings set discovery.a2a_private_hosts ${host}`;
-}
-
 /** Reads the body, refusing it as soon as it grows past `maxBytes`. */
 async function readBody(
   response: RawResponse,
@@ -227,8 +157,11 @@ async function readBody(
     }
     return body;
   } finally {
-    // Ending the iteration early closes the connection instead of draining it.
-    if (!finished) iterator.return?.()?.catch(() => {});
+    // Ending early closes the connection instead of draining it.
+    if (!finished) {
+      if (response.abort) response.abort();
+      else iterator.return?.()?.catch(() => {});
+    }
   }
 }
 
@@ -247,17 +180,4 @@ function formatBytes(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
-}
-
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -109,7 +109,8 @@ function capped(inner: Requester, maxBytes: number, label: string): Requester {
     const declared = Number(response.headers["content-length"]);
     if (Number.isFinite(declared) && declared > maxBytes) {
       // Close the connection rather than drain a body we refuse.
-      response.body[Symbol.asyncIterator]().return?.()?.catch(() => {});
+      if (response.abort) response.abort();
+      else response.body[Symbol.asyncIterator]().return?.()?.catch(() => {});
       throw tooLarge();
     }
     return { ...response, body: countBytes(response.body, maxBytes, tooLarge) };

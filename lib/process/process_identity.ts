@@ -172,3 +172,18 @@ function isInside(path: string, dir: string): boolean {
   const rel = relative(resolve(dir), resolve(path));
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 }
+
+/**
+ * The command line of a running process, or undefined when the OS will not say (then a
+ * caller must not conclude anything from it).
+ */
+export function processCommandLine(
+  pid: number,
+  options: IdentityOptions = {},
+): string | undefined {
+  if (!pidExists(pid)) return undefined;
+  const platform = options.platform ?? process.platform;
+  if (platform === "linux") return readProc(`/proc/${pid}/cmdline`)?.replaceAll("\0", " ");
+  if (platform === "darwin") return run("ps", ["-o", "command=", "-p", String(pid)])?.trim();
+  return undefined;
+}

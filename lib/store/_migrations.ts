@@ -24,4 +24,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS tasks_created_at ON tasks(created_at);
   CREATE INDEX IF NOT EXISTS tasks_updated_at ON tasks(updated_at);
   `,
+  // A pending reply becomes a JSON array of A2A parts (a text reply is [{"text": ...}]), and
+  // the worker's pid moves into the row, so a reply can clear it in the same step that
+  // resumes the task (NULL: not recorded, as before this migration; 0: a worker is being
+  // started). migrate() runs this once, inside the write lock.
+  `
+  UPDATE tasks SET pending_reply = json_array(json_object('text', pending_reply))
+    WHERE pending_reply IS NOT NULL;
+  ALTER TABLE tasks ADD COLUMN worker_pid INTEGER;
+  `,
 ];

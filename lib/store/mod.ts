@@ -2,7 +2,8 @@
  * The delegated-task store: every delegation is an A2A Task row in
  * `<OBSERVAL_HOME>/delegations/tasks.db`, indexed by parent task, child session and
  * workspace, with a folder per task (`<root>/<uuid>/`) for logs and patches. Several
- * processes may use one store at once; a settled task never changes again.
+ * processes may use one store at once; a settled task never changes again. A damaged store
+ * is reported with the way out, {@linkcode recoverTaskStore} (`observal delegate recover`).
  *
  * @example
  * ```ts
@@ -32,3 +33,5 @@
  */
 export * from "./task_id.ts";
 export * from "./task_store.ts";
+export * from "./recover_task_store.ts";
+export { RECOVER_COMMAND } from "./_store_faults.ts";

@@ -3,14 +3,23 @@
  * the MCP server, plus a folder per task for blobs (logs, patches).
  * @module
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { isTerminal, type Task, type TaskState } from "../a2a/mod.ts";
+import {
+  isInterrupted,
+  isTerminal,
+  type Part,
+  type Task,
+  TASK_STATES,
+  type TaskState,
+} from "../a2a/mod.ts";
 import { type Clock, ObservalError } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import * as Q from "./_queries.ts";
+import { decodeReply, encodeReply } from "./_reply_parts.ts";
+import { damagedStore, storeFault, walHeaderProblem } from "./_store_faults.ts";
 import { indexColumns, IndexKeySchema, parseStoredTask, parseTaskToWrite } from "./_stored_task.ts";
 import { isTaskId } from "./task_id.ts";
 
@@ -45,7 +54,30 @@ export interface UpdateResult {
   changed: boolean;
 }
 
+/**
+ * What {@linkcode TaskStore.acceptReply} did. A refused reply was not stored: `settled`
+ * (the task is over), `canceling` (a cancel claimed the question first) or `not-waiting`
+ * (the task is not waiting for input, usually because another reply was accepted first).
+ */
+export type ReplyOutcome =
+  | { accepted: true; task: Task }
+  | { accepted: false; reason: "settled" | "canceling" | "not-waiting"; task: Task };
+
+/** What {@linkcode TaskStore.prune} removed. */
+export interface PruneResult {
+  /** Settled tasks deleted, with their folders. */
+  removed: number;
+  /** Task folders deleted because no stored task owns them. */
+  orphans: number;
+}
+
 const BUSY_TIMEOUT_MS = 5000;
+const WAITING = TASK_STATES.filter(isInterrupted).map((s) => `'${s}'`).join(", ");
+/**
+ * A task folder is made just before its row is written; a folder younger than this is
+ * never taken for an orphan, so prune cannot remove the folder of a task being started.
+ */
+export const ORPHAN_FOLDER_GRACE_MS = 10 * 60_000;
 const LIST_REMEDIATION = "Run `observal delegate list` to see the ids of delegated tasks";
 
 function quoteId(id: string): string {
@@ -69,6 +101,9 @@ interface DocRow {
  * WAL, a 5 s busy timeout, and every write in one `BEGIN IMMEDIATE` transaction. A
  * settled task (completed, failed, canceled or rejected) is never changed again.
  *
+ * A damaged database (or write-ahead log) is reported as an UNAVAILABLE error naming the
+ * file and `observal delegate recover`; a full disk says so.
+ *
  * @example
  * ```ts
  * import { mkdtempSync, rmSync } from "node:fs";
@@ -87,6 +122,8 @@ interface DocRow {
 export class TaskStore {
   /** `<home>/delegations`: the database and one folder per task. */
   readonly root: string;
+  /** `<root>/tasks.db`. */
+  readonly path: string;
   readonly #db: DatabaseSync;
   readonly #clock: Clock;
   #closed = false;
@@ -96,11 +133,17 @@ export class TaskStore {
     this.root = join(options.home, "delegations");
     this.#clock = options.clock;
     const path = join(this.root, "tasks.db");
+    this.path = path;
+    const wal = `${path}-wal`;
+    const walProblem = walHeaderProblem(wal);
+    if (walProblem) throw damagedStore(wal, walProblem);
     try {
       // Task folders hold logs and patches of private code: owner only.
       mkdirSync(this.root, { recursive: true, mode: 0o700 });
       this.#db = openDatabase(path, { migrations: MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS });
     } catch (cause) {
+      const fault = storeFault(cause, path);
+      if (fault) throw fault;
       const detail = cause instanceof Error ? `: ${cause.message}` : "";
       throw new ObservalError("UNAVAILABLE", `Cannot open the task store${detail}`, {
         cause,
@@ -111,7 +154,8 @@ export class TaskStore {
   }
 
   /**
-   * Stores a new task.
+   * Stores a new task. Its worker is taken to be starting until
+   * {@linkcode TaskStore.setWorkerPid} records one.
    *
    * @param task a task whose id is a fresh lower-case UUID
    * @returns the task as stored
@@ -122,21 +166,23 @@ export class TaskStore {
     const valid = parseTaskToWrite(task);
     const cols = indexColumns(valid);
     const now = this.#now();
-    const { changes } = transaction(this.#db, () =>
-      this.#db.prepare(
-        `INSERT INTO tasks (id, state, parent_task_id, child_session_id, workspace_root,
-           created_at, updated_at, doc)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      ).run(
-        valid.id,
-        cols.state,
-        cols.parentTaskId,
-        cols.childSessionId,
-        cols.workspaceRoot,
-        now,
-        now,
-        JSON.stringify(valid),
-      ));
+    const { changes } = this.#guard(() =>
+      transaction(this.#db, () =>
+        this.#db.prepare(
+          `INSERT INTO tasks (id, state, parent_task_id, child_session_id, workspace_root,
+             created_at, updated_at, doc, worker_pid)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING`,
+        ).run(
+          valid.id,
+          cols.state,
+          cols.parentTaskId,
+          cols.childSessionId,
+          cols.workspaceRoot,
+          now,
+          now,
+          JSON.stringify(valid),
+        ))
+    );
     if (changes === 0) {
       throw new ObservalError("ALREADY_EXISTS", `A task with id ${quoteId(valid.id)} exists`, {
         resource: valid.id,
@@ -152,9 +198,7 @@ export class TaskStore {
    */
   get(id: string): Task | undefined {
     if (!isTaskId(id)) return undefined;
-    const row = this.#db.prepare(Q.SELECT_DOC).get(id) as
-      | DocRow
-      | undefined;
+    const row = this.#guard(() => this.#db.prepare(Q.SELECT_DOC).get(id)) as DocRow | undefined;
     return row && parseStoredTask(row.id, row.doc);
   }
 
@@ -184,41 +228,71 @@ export class TaskStore {
    */
   update(id: string, change: (task: Task) => Task | undefined): UpdateResult {
     if (!isTaskId(id)) throw notFound(id);
-    return transaction(this.#db, () => {
-      const row = this.#db.prepare(Q.SELECT_DOC).get(id) as
-        | DocRow
-        | undefined;
-      if (!row) throw notFound(id);
-      const current = parseStoredTask(row.id, row.doc);
-      if (isTerminal(current.status.state)) return { task: current, changed: false };
-      const proposed = change(structuredClone(current));
-      if (proposed === undefined) return { task: current, changed: false };
-      const next = parseTaskToWrite(proposed);
-      if (next.id !== id) {
-        throw new ObservalError(
-          "INVALID_ARGUMENT",
-          `Cannot change the id of task ${quoteId(id)} to ${quoteId(next.id)}`,
-          { resource: id, remediation: "Keep the id when updating a task" },
+    return this.#guard(() =>
+      transaction(this.#db, () => {
+        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+        if (!row) throw notFound(id);
+        const current = parseStoredTask(row.id, row.doc);
+        if (isTerminal(current.status.state)) return { task: current, changed: false };
+        const proposed = change(structuredClone(current));
+        if (proposed === undefined) return { task: current, changed: false };
+        const next = this.#checked(id, proposed);
+        const doc = JSON.stringify(next);
+        if (doc === row.doc) return { task: current, changed: false };
+        this.#write(id, next, doc);
+        return { task: next, changed: true };
+      })
+    );
+  }
+
+  /**
+   * Takes a reply to a task that waits for input, in one step: the task is changed by
+   * `resume` (which must move it out of the waiting state), the reply is left for the next
+   * worker, and the previous worker's pid is forgotten. Of replies racing for one
+   * question exactly one is accepted; a cancel that claimed the question first
+   * ({@linkcode TaskStore.requestCancel}) makes every reply refused.
+   *
+   * @param id the task id
+   * @param parts the reply as A2A parts (a text reply is `[{ text }]`)
+   * @param resume builds the resumed task from the waiting one
+   * @returns whether the reply was accepted, and the task as stored after the call
+   * @throws {ObservalError} NOT_FOUND for an unknown id; INVALID_ARGUMENT for an empty reply
+   * or a `resume` that leaves the task waiting or settled
+   */
+  acceptReply(id: string, parts: readonly Part[], resume: (task: Task) => Task): ReplyOutcome {
+    if (!isTaskId(id)) throw notFound(id);
+    const reply = encodeReply(parts);
+    return this.#guard(() =>
+      transaction(this.#db, () => {
+        const row = this.#db.prepare(
+          "SELECT id, doc, cancel_requested FROM tasks WHERE id = ?",
+        ).get(id) as (DocRow & { cancel_requested: number }) | undefined;
+        if (!row) throw notFound(id);
+        const current = parseStoredTask(row.id, row.doc);
+        const state = current.status.state;
+        if (isTerminal(state)) return { accepted: false, reason: "settled", task: current };
+        if (row.cancel_requested === 1) {
+          return { accepted: false, reason: "canceling", task: current };
+        }
+        if (!isInterrupted(state)) {
+          return { accepted: false, reason: "not-waiting", task: current };
+        }
+        const next = this.#checked(id, resume(structuredClone(current)));
+        if (isInterrupted(next.status.state) || isTerminal(next.status.state)) {
+          throw new ObservalError(
+            "INVALID_ARGUMENT",
+            `A reply must resume task ${quoteId(id)}, not leave it ${next.status.state}`,
+            { resource: id, remediation: "Move the task to TASK_STATE_WORKING in `resume`" },
+          );
+        }
+        this.#write(id, next, JSON.stringify(next));
+        this.#db.prepare("UPDATE tasks SET pending_reply = ?, worker_pid = 0 WHERE id = ?").run(
+          reply,
+          id,
         );
-      }
-      const doc = JSON.stringify(next);
-      if (doc === row.doc) return { task: current, changed: false };
-      const cols = indexColumns(next);
-      this.#db.prepare(
-        `UPDATE tasks SET state = ?, parent_task_id = ?, child_session_id = ?,
-           workspace_root = ?, updated_at = ?, doc = ?
-         WHERE id = ?`,
-      ).run(
-        cols.state,
-        cols.parentTaskId,
-        cols.childSessionId,
-        cols.workspaceRoot,
-        this.#now(),
-        doc,
-        id,
-      );
-      return { task: next, changed: true };
-    });
+        return { accepted: true, task: next };
+      })
+    );
   }
 
   /**
@@ -236,15 +310,17 @@ export class TaskStore {
       });
     }
     const { limit, offset } = parsed.data;
-    // One read transaction, so the page and the total come from the same snapshot.
-    this.#db.exec("BEGIN");
-    try {
-      const rows = this.#db.prepare(Q.SELECT_PAGE).all(limit, offset) as unknown as DocRow[];
-      const total = (this.#db.prepare(Q.COUNT_ALL).get() as { n: number }).n;
-      return { items: rows.map((r) => parseStoredTask(r.id, r.doc)), total };
-    } finally {
-      this.#db.exec("COMMIT");
-    }
+    return this.#guard(() => {
+      // One read transaction, so the page and the total come from the same snapshot.
+      this.#db.exec("BEGIN");
+      try {
+        const rows = this.#db.prepare(Q.SELECT_PAGE).all(limit, offset) as unknown as DocRow[];
+        const total = (this.#db.prepare(Q.COUNT_ALL).get() as { n: number }).n;
+        return { items: rows.map((r) => parseStoredTask(r.id, r.doc)), total };
+      } finally {
+        if (this.#db.isTransaction) this.#db.exec("COMMIT");
+      }
+    });
   }
 
   /**
@@ -253,7 +329,9 @@ export class TaskStore {
    */
   countChildren(parentTaskId: string): number {
     if (!isTaskId(parentTaskId)) return 0;
-    const row = this.#db.prepare(Q.COUNT_CHILDREN).get(parentTaskId) as { n: number };
+    const row = this.#guard(() => this.#db.prepare(Q.COUNT_CHILDREN).get(parentTaskId)) as {
+      n: number;
+    };
     return row.n;
   }
 
@@ -290,93 +368,173 @@ export class TaskStore {
 
   /**
    * Asks the task's worker to stop; the worker polls {@linkcode TaskStore.cancelRequested}.
-   * Does nothing for a settled task.
+   * For a task that waits for input (no worker runs) the request claims the question: from
+   * then on {@linkcode TaskStore.acceptReply} refuses every reply. Does nothing for a
+   * settled task.
    *
+   * @returns the task as stored when the request was made
    * @throws {ObservalError} NOT_FOUND for an unknown id
    */
-  requestCancel(id: string): void {
+  requestCancel(id: string): Task {
     if (!isTaskId(id)) throw notFound(id);
-    transaction(this.#db, () => {
-      if (isTerminal(this.#stateOf(id))) return;
-      this.#db.prepare("UPDATE tasks SET cancel_requested = 1 WHERE id = ?").run(id);
-    });
+    return this.#guard(() =>
+      transaction(this.#db, () => {
+        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+        if (!row) throw notFound(id);
+        const task = parseStoredTask(row.id, row.doc);
+        if (!isTerminal(task.status.state)) {
+          this.#db.prepare("UPDATE tasks SET cancel_requested = 1 WHERE id = ?").run(id);
+        }
+        return task;
+      })
+    );
   }
 
   /** Whether a cancel was requested and not yet cleared; false for an unknown id. */
   cancelRequested(id: string): boolean {
     if (!isTaskId(id)) return false;
-    const row = this.#db.prepare("SELECT cancel_requested FROM tasks WHERE id = ?").get(id) as
-      | { cancel_requested: number }
-      | undefined;
+    const row = this.#guard(() =>
+      this.#db.prepare("SELECT cancel_requested FROM tasks WHERE id = ?").get(id)
+    ) as { cancel_requested: number } | undefined;
     return row?.cancel_requested === 1;
   }
 
-  /** Forgets a cancel request (a worker that acted on it, or a resumed task). */
+  /**
+   * Forgets a cancel request once a worker has acted on it. A task that waits for input
+   * keeps its request: it is either a cancel's claim on the question or a cancel that came
+   * too late for the worker, and either way replies stay refused until it is canceled.
+   */
   clearCancel(id: string): void {
     if (!isTaskId(id)) return;
-    transaction(this.#db, () => {
-      this.#db.prepare("UPDATE tasks SET cancel_requested = 0 WHERE id = ?").run(id);
-    });
+    this.#guard(() =>
+      transaction(this.#db, () => {
+        this.#db.prepare(
+          `UPDATE tasks SET cancel_requested = 0 WHERE id = ? AND state NOT IN (${WAITING})`,
+        ).run(id);
+      })
+    );
   }
 
   /**
    * Leaves a reply for a remote task's worker to send, replacing any reply not yet taken.
+   * Prefer {@linkcode TaskStore.acceptReply}, which also resumes the task in the same step.
    *
+   * @param id the task id
+   * @param parts the reply as A2A parts (a text reply is `[{ text }]`)
    * @throws {ObservalError} NOT_FOUND for an unknown id; FAILED_PRECONDITION for a settled
-   * task
+   * task; INVALID_ARGUMENT for an empty reply
    */
-  putReply(id: string, text: string): void {
+  putReply(id: string, parts: readonly Part[]): void {
     if (!isTaskId(id)) throw notFound(id);
-    transaction(this.#db, () => {
-      if (isTerminal(this.#stateOf(id))) {
-        throw new ObservalError(
-          "FAILED_PRECONDITION",
-          `Task ${quoteId(id)} is settled and takes no replies`,
-          { resource: id, remediation: "Start a new delegation with `observal delegate run`" },
-        );
-      }
-      this.#db.prepare("UPDATE tasks SET pending_reply = ? WHERE id = ?").run(text, id);
-    });
-  }
-
-  /** Takes the pending reply, if any; the same reply is never returned twice. */
-  takeReply(id: string): string | undefined {
-    if (!isTaskId(id)) return undefined;
-    return transaction(this.#db, () => {
-      const row = this.#db.prepare("SELECT pending_reply FROM tasks WHERE id = ?").get(id) as
-        | { pending_reply: string | null }
-        | undefined;
-      if (row?.pending_reply == null) return undefined;
-      this.#db.prepare("UPDATE tasks SET pending_reply = NULL WHERE id = ?").run(id);
-      return row.pending_reply;
-    });
+    const reply = encodeReply(parts);
+    this.#guard(() =>
+      transaction(this.#db, () => {
+        if (isTerminal(this.#stateOf(id))) {
+          throw new ObservalError(
+            "FAILED_PRECONDITION",
+            `Task ${quoteId(id)} is settled and takes no replies`,
+            { resource: id, remediation: "Start a new delegation with `observal delegate run`" },
+          );
+        }
+        this.#db.prepare("UPDATE tasks SET pending_reply = ? WHERE id = ?").run(reply, id);
+      })
+    );
   }
 
   /**
-   * Deletes settled tasks last updated before `options.before`, and their folders.
-   * Unsettled tasks are kept however old they are.
+   * Takes the pending reply, if any, as A2A parts; the same reply is never returned twice.
+   * A reply stored as plain text by an older version reads back as `[{ text }]`.
+   */
+  takeReply(id: string): Part[] | undefined {
+    if (!isTaskId(id)) return undefined;
+    return this.#guard(() =>
+      transaction(this.#db, () => {
+        const row = this.#db.prepare("SELECT pending_reply FROM tasks WHERE id = ?").get(id) as
+          | { pending_reply: string | null }
+          | undefined;
+        if (row?.pending_reply == null) return undefined;
+        this.#db.prepare("UPDATE tasks SET pending_reply = NULL WHERE id = ?").run(id);
+        return decodeReply(row.pending_reply);
+      })
+    );
+  }
+
+  /**
+   * Records the pid of the task's worker (the launcher and the worker itself both do).
+   * Unknown ids are ignored.
+   */
+  setWorkerPid(id: string, pid: number): void {
+    if (!isTaskId(id) || !Number.isSafeInteger(pid) || pid <= 0) return;
+    this.#guard(() =>
+      this.#db.prepare("UPDATE tasks SET worker_pid = ? WHERE id = ?").run(pid, id)
+    );
+  }
+
+  /**
+   * The task's worker as recorded: its pid; 0 while a worker is being started (after
+   * {@linkcode TaskStore.insert} or an accepted reply); null when none was ever recorded
+   * here (a task written by an older version, whose worker wrote only `worker.pid`) or the
+   * id is unknown.
+   */
+  workerPid(id: string): number | null {
+    if (!isTaskId(id)) return null;
+    const row = this.#guard(() =>
+      this.#db.prepare("SELECT worker_pid FROM tasks WHERE id = ?").get(id)
+    ) as { worker_pid: number | null } | undefined;
+    return row?.worker_pid ?? null;
+  }
+
+  /**
+   * Deletes settled tasks last updated before `options.before`, and their folders; then
+   * task folders (named by a task id) that no stored task owns and that were last changed
+   * before `options.before` and at least {@linkcode ORPHAN_FOLDER_GRACE_MS} ago. Unsettled
+   * tasks are kept however old they are, and other folders (such as `ws/`) are never
+   * touched.
    *
-   * @returns how many tasks were removed
+   * @returns how many tasks and how many orphan folders were removed
    * @throws {ObservalError} INVALID_ARGUMENT when `before` is not a valid date
    */
-  prune(options: { before: Date }): { removed: number } {
+  prune(options: { before: Date }): PruneResult {
     const before = options.before;
     if (!(before instanceof Date) || Number.isNaN(before.getTime())) {
       throw new ObservalError("INVALID_ARGUMENT", "Cannot prune tasks without a valid date", {
         remediation: "Pass the cut-off as a valid Date",
       });
     }
-    const rows = transaction(
-      this.#db,
-      () =>
-        this.#db.prepare(Q.PRUNE_SETTLED).all(before.toISOString()) as unknown as { id: string }[],
+    const rows = this.#guard(() =>
+      transaction(
+        this.#db,
+        () =>
+          this.#db.prepare(Q.PRUNE_SETTLED).all(before.toISOString()) as unknown as {
+            id: string;
+          }[],
+      )
     );
     // Folders go after the rows commit: a crash in between leaves a stray folder, never a
-    // row whose logs are gone.
+    // row whose logs are gone. The orphan sweep below removes such strays later.
     for (const { id } of rows) {
       if (isTaskId(id)) rmSync(join(this.root, id), { recursive: true, force: true });
     }
-    return { removed: rows.length };
+    const cutoff = Math.min(before.getTime(), this.#clock.now().getTime() - ORPHAN_FOLDER_GRACE_MS);
+    let orphans = 0;
+    for (const entry of readdirSync(this.root, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !isTaskId(entry.name)) continue;
+      const dir = join(this.root, entry.name);
+      let changed: number;
+      try {
+        changed = statSync(dir).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (changed >= cutoff) continue;
+      const owned = this.#guard(() =>
+        this.#db.prepare("SELECT 1 AS x FROM tasks WHERE id = ?").get(entry.name)
+      );
+      if (owned) continue;
+      rmSync(dir, { recursive: true, force: true });
+      orphans++;
+    }
+    return { removed: rows.length, orphans };
   }
 
   /** Closes the database; later calls do nothing. */
@@ -394,9 +552,49 @@ export class TaskStore {
     return this.#clock.now().toISOString();
   }
 
+  /** Runs a database step, turning a damaged file or a full disk into a clear error. */
+  #guard<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (err) {
+      throw storeFault(err, this.path) ?? err;
+    }
+  }
+
+  /** `proposed` validated as the next version of task `id`. */
+  #checked(id: string, proposed: Task): Task {
+    const next = parseTaskToWrite(proposed);
+    if (next.id !== id) {
+      throw new ObservalError(
+        "INVALID_ARGUMENT",
+        `Cannot change the id of task ${quoteId(id)} to ${quoteId(next.id)}`,
+        { resource: id, remediation: "Keep the id when updating a task" },
+      );
+    }
+    return next;
+  }
+
+  /** Writes a validated task and its indexed columns (inside a transaction). */
+  #write(id: string, next: Task, doc: string): void {
+    const cols = indexColumns(next);
+    this.#db.prepare(
+      `UPDATE tasks SET state = ?, parent_task_id = ?, child_session_id = ?,
+         workspace_root = ?, updated_at = ?, doc = ?
+       WHERE id = ?`,
+    ).run(
+      cols.state,
+      cols.parentTaskId,
+      cols.childSessionId,
+      cols.workspaceRoot,
+      this.#now(),
+      doc,
+      id,
+    );
+  }
+
   #findBy(sql: string, key: string): Task | undefined {
     if (!IndexKeySchema.safeParse(key).success) return undefined;
-    const row = this.#db.prepare(sql).get(key) as DocRow | undefined;
+    const row = this.#guard(() => this.#db.prepare(sql).get(key)) as DocRow | undefined;
     return row && parseStoredTask(row.id, row.doc);
   }
 
@@ -409,6 +607,7 @@ export class TaskStore {
     return row.state;
   }
 }
+
 /**
  * Opens the task store under `OBSERVAL_HOME`. Close it when done.
  *

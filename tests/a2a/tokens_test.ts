@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   type AgentCard,
   credentialHeaders,
+  declaresSecurity,
   isLoopbackHost,
   parseAgentCard,
   tokenVariable,
@@ -236,4 +237,81 @@ Deno.test("credentialHeaders() allows a token over plain http to loopback names"
   assert.ok(isLoopbackHost("LOCALHOST"));
   assert.ok(!isLoopbackHost("localhost.evil.example"));
   assert.ok(!isLoopbackHost("127.0.0.2"));
+});
+
+Deno.test("credentialHeaders() follows the card's security requirement before declaration order", () => {
+  const url = "https://agents.acme.com/a2a";
+  const env = { OBSERVAL_A2A_TOKEN_AGENTS_ACME_COM: "t" };
+  const key = { type: "apiKey", in: "header", name: "X-Key" };
+  const bearer = { type: "http", scheme: "bearer" };
+  // v0.3: an API key is declared first, but the requirement names bearer.
+  const v03 = card(url, { securitySchemes: { key, bearer }, security: [{ bearer: [] }] });
+  assert.deepEqual(credentialHeaders({ card: v03, url, env }).headers, {
+    Authorization: "Bearer t",
+  });
+  // v1.0: bearer declared first, the requirement names the API key.
+  const v1 = parseAgentCard({
+    name: "Echo",
+    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    securitySchemes: {
+      bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
+      key: { apiKeySecurityScheme: { location: "header", name: "X-Acme-Key" } },
+    },
+    securityRequirements: [{ schemes: { key: { list: [] } } }],
+  });
+  assert.deepEqual(credentialHeaders({ card: v1, url, env }).headers, { "X-Acme-Key": "t" });
+  // A requirement one token cannot meet (two schemes at once, an unusable one) is passed
+  // over for the next; with none left, the declared schemes decide.
+  const skipped = card(url, {
+    securitySchemes: {
+      mtls: { type: "mutualTLS" },
+      query: { type: "apiKey", in: "query", name: "k" },
+      key,
+      bearer,
+    },
+    security: [{ key: [], bearer: [] }, { mtls: [] }, { query: [] }, { bearer: [] }],
+  });
+  assert.deepEqual(credentialHeaders({ card: skipped, url, env }).headers, {
+    Authorization: "Bearer t",
+  });
+  const none = card(url, { securitySchemes: { key, bearer }, security: [{ mtls: [] }] });
+  assert.deepEqual(credentialHeaders({ card: none, url, env }).headers, { "X-Key": "t" });
+});
+
+Deno.test("credentialHeaders() reads the $case form @a2a-js/sdk 1.3.0 serves", () => {
+  const url = "https://agents.acme.com/a2a";
+  const env = { OBSERVAL_A2A_TOKEN_AGENTS_ACME_COM: "t" };
+  const sdkCard = (schemes: Record<string, unknown>, required: string) =>
+    parseAgentCard({
+      name: "Echo",
+      supportedInterfaces: [{
+        url,
+        protocolBinding: "JSONRPC",
+        protocolVersion: "1.0",
+        tenant: "",
+      }],
+      securitySchemes: schemes,
+      securityRequirements: [{ schemes: { [required]: { list: [] } } }],
+    });
+  const apiKey = {
+    scheme: {
+      $case: "apiKeySecurityScheme",
+      value: { description: "", location: "header", name: "X-Echo-Key" },
+    },
+  };
+  const bearer = {
+    scheme: {
+      $case: "httpAuthSecurityScheme",
+      value: { description: "", scheme: "Bearer", bearerFormat: "" },
+    },
+  };
+  assert.deepEqual(credentialHeaders({ card: sdkCard({ apiKey }, "apiKey"), url, env }).headers, {
+    "X-Echo-Key": "t",
+  });
+  assert.deepEqual(
+    credentialHeaders({ card: sdkCard({ apiKey, bearer }, "bearer"), url, env }).headers,
+    { Authorization: "Bearer t" },
+  );
+  assert.ok(declaresSecurity(sdkCard({ apiKey }, "apiKey")));
+  assert.ok(!declaresSecurity(card(url, { securitySchemes: {} })));
 });

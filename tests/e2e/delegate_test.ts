@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../../lib/a2a/mod.ts";
-import { createContext } from "../../lib/core/mod.ts";
+import { createContext, systemClock } from "../../lib/core/mod.ts";
 import { detachedLauncher } from "../../lib/delegation/mod.ts";
+import { openRegistry, registryPath } from "../../lib/server/mod.ts";
 import { FAILURE_TEXT, INPUT_QUESTION } from "../support/a2a_agents.ts";
 import { playground } from "../support/delegation.ts";
 
@@ -193,6 +193,54 @@ Deno.test("delegate run: an apiKey scheme gets the token in its header", async (
   }
 });
 
+for (
+  const c of [
+    {
+      name: "a 1.3.0 card that requires bearer",
+      protocol: "1.0",
+      security: { type: "bearer", token: "b-1", decoy: true },
+      header: ["authorization", "Bearer b-1"],
+      absent: "x-api-key",
+    },
+    {
+      name: "a 0.3.14 card that requires bearer",
+      protocol: "0.3",
+      security: { type: "bearer", token: "b-2", decoy: true },
+      header: ["authorization", "Bearer b-2"],
+      absent: "x-api-key",
+    },
+    {
+      name: "a 1.3.0 card with a $case API-key scheme",
+      protocol: "1.0",
+      security: { type: "apiKey", name: "X-Agent-Key", token: "k-3" },
+      header: ["x-agent-key", "k-3"],
+      absent: "authorization",
+    },
+  ] as const
+) {
+  Deno.test(`delegate run: the token goes in exactly the header of ${c.name}`, async () => {
+    const pg = await playground({
+      protocol: c.protocol,
+      securitySchemes: c.security,
+      sdkCard: true,
+    });
+    try {
+      const r = await pg.json(["delegate", "run", pg.identifier, "Hi", "--wait", "60"], {
+        OBSERVAL_A2A_TOKEN_127_0_0_1: c.security.token,
+      });
+      assert.equal(r.code, 0, JSON.stringify(r.body.status));
+      const rpc = pg.agent.requests.filter((q) => q.rpcMethod);
+      assert.ok(rpc.length > 0);
+      for (const q of rpc) {
+        assert.equal(q.headers[c.header[0]], c.header[1]);
+        assert.equal(q.headers[c.absent], undefined);
+      }
+    } finally {
+      await pg.close();
+    }
+  });
+}
+
 Deno.test("delegate run: a token is never sent over plain http to a non-loopback name", async () => {
   const pg = await playground({
     securitySchemes: { type: "bearer", token: "s3cret" },
@@ -221,11 +269,15 @@ Deno.test("delegate run: approval withdrawn before the worker starts → rejecte
     const { service, close } = pg.service({
       launch: (taskId, dir, perms) => {
         // A reviewer withdraws approval after the guards passed, before the worker runs.
-        const db = new DatabaseSync(join(pg.home, "registry.db"));
-        db.prepare("UPDATE entries SET lifecycle = 'rejected' WHERE identifier = ?").run(
-          pg.identifier,
-        );
-        db.close();
+        // The registry's own connection carries the SQL functions its triggers call.
+        const registry = openRegistry({
+          path: registryPath(pg.home),
+          clock: systemClock,
+          delegationCommand: ["observal", "delegate", "mcp"],
+        });
+        registry.db.prepare("UPDATE entries SET lifecycle = 'rejected' WHERE identifier = ?")
+          .run(pg.identifier);
+        registry.close();
         return realLaunch(taskId, dir, perms);
       },
     });

@@ -221,3 +221,41 @@ Deno.test("observal delegate mcp cancels a running task", async () => {
     await pg.close();
   }
 });
+
+Deno.test("observal delegate mcp answers a question with data, and refuses data without a task", async () => {
+  const pg = await playground({ behaviour: "input" });
+  const s = await connect(pg);
+  try {
+    const noTask = await s.call("delegate", {
+      agent: pg.identifier,
+      message: "Start",
+      data: { approved: true },
+    });
+    assert.equal(noTask.isError, true);
+    assert.match(noTask.text, /`data` answers a task; it cannot start one/);
+    assert.deepEqual(pg.agent.requests.filter((r) => r.rpcMethod), [], "nothing was started");
+
+    const asked = await s.call("delegate", { agent: pg.identifier, message: "Write notes" });
+    assert.match(asked.text, /^state: TASK_STATE_INPUT_REQUIRED$/m);
+    const id = taskId(asked.text);
+    const done = await s.call("delegate", {
+      task_id: id,
+      message: "Developers",
+      data: { audience: "developers", depth: 2 },
+      wait_seconds: 50,
+    });
+    assert.equal(done.isError, false, done.text);
+    assert.match(done.text, /^state: TASK_STATE_COMPLETED$/m);
+    const sent = pg.agent.requests.filter((r) => JSON.stringify(r.body ?? "").includes("audience"));
+    assert.equal(sent.length, 1, "one message carried the data part");
+    assert.match(JSON.stringify(sent[0].body), /"developers"/);
+
+    // The question was answered: a second answer is refused and says why.
+    const again = await s.call("delegate", { task_id: id, message: "", data: { x: 1 } });
+    assert.equal(again.isError, true);
+    assert.match(again.text, /waiting for input|accepted first/);
+  } finally {
+    await s.close();
+    await pg.close();
+  }
+});

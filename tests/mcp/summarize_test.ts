@@ -143,3 +143,37 @@ Deno.test("summarize() keeps a still-running task's next step even when it has a
   assert.match(text, FOLLOW);
   assert.doesNotMatch(text, NOT_APPLIED);
 });
+
+Deno.test("summarize() shows a question's data parts as JSON blocks and says data can answer", () => {
+  const asked = task("TASK_STATE_INPUT_REQUIRED");
+  asked.status.message = {
+    messageId: "q1",
+    role: "ROLE_AGENT",
+    parts: [
+      { text: "May I run this?" },
+      { data: { tool: "run_shell_command", args: { command: "rm -rf build ```" } } },
+    ],
+  };
+  const text = summarize(asked);
+  assert.match(text, /^status: May I run this\?$/m);
+  assert.ok(
+    text.includes(
+      '\ndata:\n````json\n{\n  "tool": "run_shell_command",\n  "args": {\n    "command": "rm -rf build ```"\n  }\n}\n````\n',
+    ),
+    text,
+  );
+  assert.match(text, /as `data` \(a JSON object\) when it asks for structured input/);
+  assert.doesNotMatch(text, /\{\}/, "the data is never shown empty");
+});
+
+Deno.test("summarize() cuts a huge data part and says how large it was", () => {
+  const asked = task("TASK_STATE_INPUT_REQUIRED");
+  const data = { blob: "x".repeat(50_000) };
+  asked.status.message = { messageId: "q1", role: "ROLE_AGENT", parts: [{ data }] };
+  const text = summarize(asked);
+  assert.ok(text.length < 25_000, `${text.length} characters`);
+  assert.match(
+    text,
+    new RegExp(`\\(shortened: the data is ${JSON.stringify(data, null, 2).length} characters\\)`),
+  );
+});

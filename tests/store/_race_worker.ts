@@ -4,6 +4,8 @@
  *
  *   _race_worker.ts <home> lifecycle                   insert a task, WORKING, COMPLETED
  *   _race_worker.ts <home> settle <state> <id>...      settle each task with <state>
+ *   _race_worker.ts <home> reply <text> <id>...        reply <text> to each waiting task
+ *   _race_worker.ts <home> cancel <id>...              request a cancel of each task
  */
 import process from "node:process";
 import type { TaskState } from "../../lib/a2a/mod.ts";
@@ -36,6 +38,16 @@ try {
       const r = store.update(id, (t) => withState(t, state as TaskState));
       return { id, changed: r.changed, state: r.task.status.state };
     });
+    process.stdout.write(`${JSON.stringify(results)}\n`);
+  } else if (mode === "reply") {
+    const [text, ...ids] = rest;
+    const results = ids.map((id) => {
+      const r = store.acceptReply(id, [{ text }], (t) => withState(t, "TASK_STATE_WORKING"));
+      return { id, accepted: r.accepted, reason: r.accepted ? undefined : r.reason };
+    });
+    process.stdout.write(`${JSON.stringify(results)}\n`);
+  } else if (mode === "cancel") {
+    const results = rest.map((id) => ({ id, seen: store.requestCancel(id).status.state }));
     process.stdout.write(`${JSON.stringify(results)}\n`);
   } else {
     throw new Error(`Unknown mode ${mode}`);

@@ -121,3 +121,91 @@ Deno.test("TaskStore lets exactly one of two racing processes settle a task", as
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+/** The JSON report line a child printed after "ready". */
+function report<T>(o: Outcome): T {
+  return JSON.parse(o.stdout.split("\n")[1]) as T;
+}
+
+Deno.test("acceptReply() takes exactly one of four racing replies per question", async () => {
+  const home = mkdtempSync(join(tmpdir(), "observal-store-reply-"));
+  try {
+    const ids: string[] = [];
+    {
+      using store = openTaskStore({ home, clock: systemClock });
+      for (let i = 0; i < 20; i++) {
+        ids.push(store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" })).id);
+      }
+    }
+    // Each child walks the tasks in its own order, so winners are spread out.
+    const orders = [ids, ids.toReversed(), [...ids.slice(10), ...ids.slice(0, 10)], [
+      ...ids.slice(5),
+      ...ids.slice(0, 5),
+    ]];
+    const outcomes = await race(home, orders.map((order, n) => ["reply", `answer-${n}`, ...order]));
+    assertClean(outcomes);
+    type Report = { id: string; accepted: boolean; reason?: string };
+    const reports = outcomes.map((o) => new Map(report<Report[]>(o).map((r) => [r.id, r])));
+    using store = openTaskStore({ home, clock: systemClock });
+    const wins = new Set<number>();
+    for (const id of ids) {
+      const winners = reports.flatMap((m, n) => m.get(id)!.accepted ? [n] : []);
+      assert.equal(winners.length, 1, `exactly one reply taken for ${id}`);
+      wins.add(winners[0]);
+      for (const m of reports) {
+        if (!m.get(id)!.accepted) assert.equal(m.get(id)!.reason, "not-waiting");
+      }
+      // The answer the worker will send is the winner's, and it is there exactly once.
+      assert.deepEqual(store.takeReply(id), [{ text: `answer-${winners[0]}` }]);
+      assert.equal(store.takeReply(id), undefined);
+      assert.equal(store.require(id).status.state, "TASK_STATE_WORKING");
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("acceptReply() and requestCancel() racing on a question: one outcome per task", async () => {
+  const home = mkdtempSync(join(tmpdir(), "observal-store-reply-cancel-"));
+  try {
+    const ids: string[] = [];
+    {
+      using store = openTaskStore({ home, clock: systemClock });
+      for (let i = 0; i < 20; i++) {
+        ids.push(store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" })).id);
+      }
+    }
+    const outcomes = await race(home, [["reply", "answer", ...ids], [
+      "cancel",
+      ...ids.toReversed(),
+    ]]);
+    assertClean(outcomes);
+    const replies = new Map(
+      report<{ id: string; accepted: boolean; reason?: string }[]>(outcomes[0]).map((r) => [
+        r.id,
+        r,
+      ]),
+    );
+    const cancels = new Map(
+      report<{ id: string; seen: string }[]>(outcomes[1]).map((r) => [r.id, r]),
+    );
+    using store = openTaskStore({ home, clock: systemClock });
+    for (const id of ids) {
+      const reply = replies.get(id)!;
+      const cancel = cancels.get(id)!;
+      if (reply.accepted) {
+        // The reply came first: the cancel found a resumed task, for its worker to stop.
+        assert.equal(cancel.seen, "TASK_STATE_WORKING", id);
+        assert.deepEqual(store.takeReply(id), [{ text: "answer" }]);
+      } else {
+        // The cancel claimed the question first: the reply was refused and left nothing.
+        assert.equal(cancel.seen, "TASK_STATE_INPUT_REQUIRED", id);
+        assert.equal(reply.reason, "canceling", id);
+        assert.equal(store.takeReply(id), undefined);
+      }
+      assert.equal(store.cancelRequested(id), true);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { ObservalError } from "../../lib/core/mod.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
+import { MIGRATIONS } from "../../lib/store/_migrations.ts";
 import { makeTask, openFixture, withState } from "./_helpers.ts";
 
 function rawDoc(home: string, id: string): string | undefined {
@@ -266,6 +267,21 @@ Deno.test("requestCancel() sets a flag that clearCancel() removes", () => {
   assert.throws(() => fx.store.requestCancel(crypto.randomUUID()), isCode("NOT_FOUND"));
 });
 
+Deno.test("clearCancel() keeps a cancel's claim on a task that waits for input", () => {
+  using fx = openFixture();
+  const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  fx.store.requestCancel(task.id);
+  // The worker that asked the question ends after the claim and clears what it acted on.
+  fx.store.clearCancel(task.id);
+  assert.equal(fx.store.cancelRequested(task.id), true);
+  const refused = fx.store.acceptReply(
+    task.id,
+    [{ text: "x" }],
+    (t) => withState(t, "TASK_STATE_WORKING"),
+  );
+  assert.equal(refused.accepted, false);
+});
+
 Deno.test("requestCancel() leaves a settled task alone", () => {
   using fx = openFixture();
   const task = fx.store.insert(makeTask({ state: "TASK_STATE_COMPLETED" }));
@@ -273,26 +289,125 @@ Deno.test("requestCancel() leaves a settled task alone", () => {
   assert.equal(fx.store.cancelRequested(task.id), false);
 });
 
-Deno.test("takeReply() returns a pending reply once", () => {
+Deno.test("takeReply() returns a pending reply once, as A2A parts", () => {
   using fx = openFixture();
   const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
   assert.equal(fx.store.takeReply(task.id), undefined);
-  fx.store.putReply(task.id, "first");
-  fx.store.putReply(task.id, "use the second branch");
-  assert.equal(fx.store.takeReply(task.id), "use the second branch");
+  fx.store.putReply(task.id, [{ text: "first" }]);
+  fx.store.putReply(task.id, [{ text: "use the second branch" }]);
+  assert.deepEqual(fx.store.takeReply(task.id), [{ text: "use the second branch" }]);
   assert.equal(fx.store.takeReply(task.id), undefined);
-  fx.store.putReply(task.id, "");
-  assert.equal(fx.store.takeReply(task.id), "");
+  const parts = [{ text: "" }, { data: { approved: true, scope: ["build"] } }];
+  fx.store.putReply(task.id, parts);
+  assert.deepEqual(fx.store.takeReply(task.id), parts);
   assert.equal(fx.store.takeReply(task.id), undefined);
   assert.equal(fx.store.takeReply("abc"), undefined);
 });
 
-Deno.test("putReply() refuses unknown and settled tasks", () => {
+Deno.test("putReply() refuses unknown and settled tasks and empty replies", () => {
   using fx = openFixture();
   const settled = fx.store.insert(makeTask({ state: "TASK_STATE_CANCELED" }));
-  assert.throws(() => fx.store.putReply(settled.id, "x"), isCode("FAILED_PRECONDITION"));
-  assert.throws(() => fx.store.putReply(crypto.randomUUID(), "x"), isCode("NOT_FOUND"));
+  const waiting = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  assert.throws(
+    () => fx.store.putReply(settled.id, [{ text: "x" }]),
+    isCode("FAILED_PRECONDITION"),
+  );
+  assert.throws(() => fx.store.putReply(crypto.randomUUID(), [{ text: "x" }]), isCode("NOT_FOUND"));
+  assert.throws(() => fx.store.putReply(waiting.id, []), isCode("INVALID_ARGUMENT"));
   assert.equal(fx.store.takeReply(settled.id), undefined);
+  assert.equal(fx.store.takeReply(waiting.id), undefined);
+});
+
+Deno.test("takeReply() reads a plain-text reply left by an older version as one text part", () => {
+  using fx = openFixture();
+  const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  const db = new DatabaseSync(join(fx.store.root, "tasks.db"));
+  db.prepare("UPDATE tasks SET pending_reply = ? WHERE id = ?").run("[not json", task.id);
+  db.close();
+  assert.deepEqual(fx.store.takeReply(task.id), [{ text: "[not json" }]);
+});
+
+Deno.test("openTaskStore() migrates a version 1 store: plain-text replies become text parts", () => {
+  using fx = openFixture();
+  fx.store.close();
+  const home = join(fx.home, "old");
+  const path = join(home, "delegations", "tasks.db");
+  mkdirSync(join(home, "delegations"), { recursive: true });
+  const task = makeTask({ state: "TASK_STATE_INPUT_REQUIRED" });
+  const db = new DatabaseSync(path);
+  db.exec(MIGRATIONS[0]);
+  db.exec("PRAGMA user_version = 1");
+  db.prepare(
+    `INSERT INTO tasks (id, state, created_at, updated_at, pending_reply, doc)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  ).run(task.id, task.status.state, "t", "t", '[{"text":"looks like json"}]', JSON.stringify(task));
+  db.close();
+  using store = openTaskStore({ home, clock: fx.clock });
+  // Stored as text before the migration, so it stays text even though it parses as JSON.
+  assert.deepEqual(store.takeReply(task.id), [{ text: '[{"text":"looks like json"}]' }]);
+  assert.equal(store.workerPid(task.id), null, "no worker recorded by the old version");
+  assert.deepEqual(store.require(task.id), task);
+});
+
+Deno.test("acceptReply() resumes a waiting task and stores its reply in one step, once", () => {
+  using fx = openFixture();
+  const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  fx.store.setWorkerPid(task.id, 4242);
+  const resume = (t: Task) => withState(t, "TASK_STATE_WORKING");
+  const first = fx.store.acceptReply(task.id, [{ text: "yes" }], resume);
+  assert.equal(first.accepted, true);
+  assert.equal(first.task.status.state, "TASK_STATE_WORKING");
+  assert.equal(fx.store.workerPid(task.id), 0, "the previous worker is forgotten");
+  const second = fx.store.acceptReply(task.id, [{ text: "no" }], resume);
+  assert.deepEqual(second, { accepted: false, reason: "not-waiting", task: first.task });
+  assert.deepEqual(fx.store.takeReply(task.id), [{ text: "yes" }]);
+});
+
+Deno.test("acceptReply() refuses a reply once a cancel claimed the question, or the task settled", () => {
+  using fx = openFixture();
+  const resume = (t: Task) => withState(t, "TASK_STATE_WORKING");
+  const waiting = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  const seen = fx.store.requestCancel(waiting.id);
+  assert.equal(seen.status.state, "TASK_STATE_INPUT_REQUIRED");
+  const canceling = fx.store.acceptReply(waiting.id, [{ text: "late" }], resume);
+  assert.equal(canceling.accepted, false);
+  assert.equal(!canceling.accepted && canceling.reason, "canceling");
+  const settled = fx.store.insert(makeTask({ state: "TASK_STATE_CANCELED" }));
+  const done = fx.store.acceptReply(settled.id, [{ text: "late" }], resume);
+  assert.equal(!done.accepted && done.reason, "settled");
+  for (const id of [waiting.id, settled.id]) assert.equal(fx.store.takeReply(id), undefined);
+  assert.throws(
+    () => fx.store.acceptReply(crypto.randomUUID(), [{ text: "x" }], resume),
+    isCode("NOT_FOUND"),
+  );
+});
+
+Deno.test("acceptReply() refuses a resume that leaves the task waiting, and writes nothing", () => {
+  using fx = openFixture();
+  const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
+  assert.throws(
+    () => fx.store.acceptReply(task.id, [{ text: "x" }], (t) => t),
+    isCode("INVALID_ARGUMENT"),
+  );
+  assert.throws(
+    () => fx.store.acceptReply(task.id, [], (t) => withState(t, "TASK_STATE_WORKING")),
+    isCode("INVALID_ARGUMENT"),
+  );
+  assert.deepEqual(fx.store.require(task.id), task);
+  assert.equal(fx.store.takeReply(task.id), undefined);
+});
+
+Deno.test("setWorkerPid() and workerPid(): 0 while a worker starts, then its pid", () => {
+  using fx = openFixture();
+  const task = fx.store.insert(makeTask());
+  assert.equal(fx.store.workerPid(task.id), 0);
+  fx.store.setWorkerPid(task.id, -1);
+  fx.store.setWorkerPid(task.id, 1.5);
+  assert.equal(fx.store.workerPid(task.id), 0, "only whole positive pids are recorded");
+  fx.store.setWorkerPid(task.id, 31337);
+  assert.equal(fx.store.workerPid(task.id), 31337);
+  assert.equal(fx.store.workerPid(crypto.randomUUID()), null);
+  assert.equal(fx.store.workerPid("../x"), null);
 });
 
 Deno.test("taskDir() gives <root>/<id>, created with mode 0700 only when asked", () => {
@@ -329,7 +444,10 @@ Deno.test("prune() removes only settled tasks last updated before the date, with
     assert.equal(existsSync(join(fx.store.root, t.id)), !expectGone, t.id);
   }
   assert.equal(fx.store.list().total, 4);
-  assert.deepEqual(fx.store.prune({ before: new Date("2026-10-01T00:00:00Z") }), { removed: 0 });
+  assert.deepEqual(fx.store.prune({ before: new Date("2026-10-01T00:00:00Z") }), {
+    removed: 0,
+    orphans: 0,
+  });
   assert.throws(() => fx.store.prune({ before: new Date("nope") }), isCode("INVALID_ARGUMENT"));
 });
 
@@ -338,10 +456,10 @@ Deno.test("openTaskStore() on the same home shares tasks, flags and replies", ()
   const task = fx.store.insert(makeTask({ state: "TASK_STATE_INPUT_REQUIRED" }));
   using second = openTaskStore({ home: fx.home, clock: fx.clock });
   second.requestCancel(task.id);
-  second.putReply(task.id, "hello");
+  second.putReply(task.id, [{ text: "hello" }]);
   assert.deepEqual(second.get(task.id), task);
   assert.equal(fx.store.cancelRequested(task.id), true);
-  assert.equal(fx.store.takeReply(task.id), "hello");
+  assert.deepEqual(fx.store.takeReply(task.id), [{ text: "hello" }]);
   assert.equal(second.takeReply(task.id), undefined);
 });
 
@@ -355,6 +473,78 @@ Deno.test("openTaskStore() says where and what to check when the store cannot be
     assert.equal(err.code, "UNAVAILABLE");
     assert.equal(err.resource, join(home, "delegations", "tasks.db"));
     assert.match(err.remediation ?? "", /OBSERVAL_HOME/);
+    return true;
+  });
+});
+
+Deno.test("prune() removes task folders no stored task owns, never young ones or other folders", () => {
+  using fx = openFixture();
+  const kept = fx.store.insert(makeTask({ state: "TASK_STATE_WORKING" }));
+  const keptDir = fx.store.taskDir(kept.id, { create: true });
+  const orphan = join(fx.store.root, crypto.randomUUID());
+  const young = join(fx.store.root, crypto.randomUUID());
+  const notTasks = ["ws", "sessions", "ABCDEF00-0000-4000-8000-000000000000"].map((name) =>
+    join(fx.store.root, name)
+  );
+  for (const dir of [orphan, young, ...notTasks]) {
+    mkdirSync(join(dir, "inner"), { recursive: true });
+  }
+  writeFileSync(join(orphan, "worker.log"), "old log");
+  // Everything is older than the cut-off except `young`, made just now (the clock says so).
+  const old = new Date(Date.now() - 86_400_000);
+  for (const dir of [keptDir, orphan, ...notTasks]) utimesSync(dir, old, old);
+  fx.clock.set(new Date(Date.now()));
+  const out = fx.store.prune({ before: fx.clock.now() });
+  assert.deepEqual(out, { removed: 0, orphans: 1 });
+  assert.equal(existsSync(orphan), false);
+  for (const dir of [keptDir, young, ...notTasks]) assert.ok(existsSync(dir), dir);
+});
+
+Deno.test("openTaskStore() names the file and the recovery command when tasks.db is garbage", () => {
+  using fx = openFixture();
+  fx.store.close();
+  const path = join(fx.store.root, "tasks.db");
+  writeFileSync(path, "this is not a database ".repeat(1000));
+  assert.throws(() => openTaskStore({ home: fx.home, clock: fx.clock }), (err) => {
+    assert.ok(err instanceof ObservalError);
+    assert.equal(err.code, "UNAVAILABLE");
+    assert.equal(err.resource, path);
+    assert.match(err.message, new RegExp(`task store ${path} is damaged`));
+    assert.match(err.remediation ?? "", /observal delegate recover/);
+    return true;
+  });
+});
+
+Deno.test("openTaskStore() refuses a write-ahead log that is garbage rather than drop it", () => {
+  using fx = openFixture();
+  fx.store.insert(makeTask());
+  fx.store.close();
+  const wal = join(fx.store.root, "tasks.db-wal");
+  writeFileSync(wal, crypto.getRandomValues(new Uint8Array(8192)));
+  assert.throws(() => openTaskStore({ home: fx.home, clock: fx.clock }), (err) => {
+    assert.ok(err instanceof ObservalError);
+    assert.equal(err.resource, wal);
+    assert.match(err.message, /write-ahead log/);
+    assert.match(err.remediation ?? "", /observal delegate recover/);
+    return true;
+  });
+});
+
+Deno.test("TaskStore reports a page damaged after it was opened, naming the file", () => {
+  using fx = openFixture();
+  for (let i = 0; i < 200; i++) fx.store.insert(makeTask({ meta: { notes: ["x".repeat(500)] } }));
+  // Rewrite the file under the open store: every page after the schema becomes garbage.
+  const path = join(fx.store.root, "tasks.db");
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  const bytes = Deno.readFileSync(path);
+  bytes.fill(0xa5, 4096);
+  Deno.writeFileSync(path, bytes);
+  assert.throws(() => fx.store.list({ limit: 200 }), (err) => {
+    assert.ok(err instanceof ObservalError, String(err));
+    assert.equal(err.resource, path);
+    assert.match(err.message, /is damaged \(database disk image is malformed\)/);
     return true;
   });
 });

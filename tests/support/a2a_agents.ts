@@ -36,7 +36,11 @@ import {
   InMemoryTaskStore as V1TaskStore,
   type RequestContext as V1RequestContext,
 } from "@a2a-js/sdk/server";
-import { jsonRpcHandler as v1JsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import {
+  agentCardHandler as v1AgentCardHandler,
+  jsonRpcHandler as v1JsonRpcHandler,
+  UserBuilder,
+} from "@a2a-js/sdk/server/express";
 import type { AgentCard as V03AgentCard, Message as V03Message } from "a2a-sdk-v03";
 import {
   type AgentExecutor as V03AgentExecutor,
@@ -46,6 +50,7 @@ import {
   type RequestContext as V03RequestContext,
 } from "a2a-sdk-v03/server";
 import {
+  agentCardHandler as v03AgentCardHandler,
   jsonRpcHandler as v03JsonRpcHandler,
   UserBuilder as V03UserBuilder,
 } from "a2a-sdk-v03/server/express";
@@ -59,10 +64,17 @@ export const JSONRPC_PATH = "/a2a/jsonrpc";
 /** What a test agent does with a message. */
 export type AgentBehaviour = "complete" | "input" | "fail" | "slow" | "message";
 
-/** The credential a test agent demands on its JSON-RPC endpoint (the card stays public). */
+/**
+ * The credential a test agent demands on its JSON-RPC endpoint (the card stays public).
+ * With `decoy`, the card also declares the other kind of scheme, listed first, while its
+ * security requirement names only the one demanded: a client must follow the requirement.
+ */
 export type TestSecurityScheme =
-  | { type: "bearer"; token: string }
-  | { type: "apiKey"; name: string; token: string };
+  | { type: "bearer"; token: string; decoy?: boolean }
+  | { type: "apiKey"; name: string; token: string; decoy?: boolean };
+
+/** The header name of the decoy API-key scheme. */
+export const DECOY_API_KEY_HEADER = "X-API-Key";
 
 /** A skill to advertise. */
 export interface TestSkill {
@@ -101,6 +113,13 @@ export interface TestAgentOptions {
   signWith?: SignWith;
   /** Changes the served card (after signing); see also `setCardOverride`. */
   cardOverride?: (card: Record<string, unknown>) => unknown;
+  /**
+   * Serve the card through the SDK's own `agentCardHandler`, as a real agent built on it
+   * does: @a2a-js/sdk 1.3.0 then writes its ts-proto objects as they are, so oneofs come
+   * out as `{scheme: {$case, value}}`; 0.3.14 writes the card as typed. `card` is then
+   * what the handler serves; overrides do not apply.
+   */
+  sdkCard?: boolean;
 }
 
 /** One HTTP request an agent received. */
@@ -171,12 +190,17 @@ export async function startV1Agent(options: TestAgentOptions = {}): Promise<Test
     const sign = generateAgentCardSignature(privateKey, header);
     card = await sign(card as unknown as V1AgentCard) as unknown as Record<string, unknown>;
   }
-  const handler = new V1RequestHandler(
-    V1AgentCard.fromJSON(card),
-    new V1TaskStore(),
-    v1Executor(state),
-  );
-  mount(app, state, card, options.securitySchemes);
+  const typed = V1AgentCard.fromJSON(card);
+  const handler = new V1RequestHandler(typed, new V1TaskStore(), v1Executor(state));
+  if (options.sdkCard) {
+    // Exactly what the SDK's card handler writes: JSON.stringify of the ts-proto object.
+    card = JSON.parse(JSON.stringify(typed));
+    app.use(
+      AGENT_CARD_PATH,
+      v1AgentCardHandler({ agentCardProvider: () => Promise.resolve(typed) }),
+    );
+  }
+  mount(app, state, card, options.securitySchemes, !options.sdkCard);
   app.use(
     JSONRPC_PATH,
     v1JsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
@@ -212,7 +236,13 @@ export async function startV03Agent(options: TestAgentOptions = {}): Promise<Tes
   };
   const handler = new V03RequestHandler(card, new V03TaskStore(), v03Executor(state));
   const served = structuredClone(card) as unknown as Record<string, unknown>;
-  mount(app, state, served, options.securitySchemes);
+  if (options.sdkCard) {
+    app.use(
+      AGENT_CARD_PATH,
+      v03AgentCardHandler({ agentCardProvider: () => Promise.resolve(card) }),
+    );
+  }
+  mount(app, state, served, options.securitySchemes, !options.sdkCard);
   app.use(
     JSONRPC_PATH,
     v03JsonRpcHandler({ requestHandler: handler, userBuilder: V03UserBuilder.noAuthentication }),
@@ -326,12 +356,16 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** Recording, the card route and the credential check, ahead of the SDK's handler. */
+/**
+ * Recording, the card route (unless the SDK serves the card) and the credential check,
+ * ahead of the SDK's handler.
+ */
 function mount(
   app: App,
   state: AgentState,
   card: Record<string, unknown>,
   security: TestSecurityScheme | undefined,
+  serveCard = true,
 ): void {
   // Parsing here lets us record the JSON-RPC method; the SDK's own parser then skips.
   app.use(express.json({ limit: "1mb" }));
@@ -356,10 +390,12 @@ function mount(
     });
     next();
   });
-  app.get(AGENT_CARD_PATH, (_req: Request, res: Response) => {
-    const served = state.override ? state.override(structuredClone(card)) : card;
-    res.type("application/json").send(JSON.stringify(served));
-  });
+  if (serveCard) {
+    app.get(AGENT_CARD_PATH, (_req: Request, res: Response) => {
+      const served = state.override ? state.override(structuredClone(card)) : card;
+      res.type("application/json").send(JSON.stringify(served));
+    });
+  }
   if (security) {
     app.use(JSONRPC_PATH, (req: Request, res: Response, next: NextFunction) => {
       const given = security.type === "bearer"
@@ -386,30 +422,34 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 
 function v1Security(security: TestSecurityScheme | undefined): Record<string, unknown> {
   if (!security) return {};
+  const bearer = { httpAuthSecurityScheme: { scheme: "Bearer" } };
   if (security.type === "bearer") {
+    const decoy = { apiKeySecurityScheme: { location: "header", name: DECOY_API_KEY_HEADER } };
     return {
-      securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } },
+      securitySchemes: security.decoy ? { apiKey: decoy, bearer } : { bearer },
       securityRequirements: [{ schemes: { bearer: {} } }],
     };
   }
+  const apiKey = { apiKeySecurityScheme: { location: "header", name: security.name } };
   return {
-    securitySchemes: {
-      apiKey: { apiKeySecurityScheme: { location: "header", name: security.name } },
-    },
+    securitySchemes: security.decoy ? { bearer, apiKey } : { apiKey },
     securityRequirements: [{ schemes: { apiKey: {} } }],
   };
 }
 
 function v03Security(security: TestSecurityScheme | undefined): Partial<V03AgentCard> {
   if (!security) return {};
+  const bearer = { type: "http", scheme: "bearer" } as const;
   if (security.type === "bearer") {
+    const decoy = { type: "apiKey", in: "header", name: DECOY_API_KEY_HEADER } as const;
     return {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      securitySchemes: security.decoy ? { apiKey: decoy, bearer } : { bearer },
       security: [{ bearer: [] }],
     };
   }
+  const apiKey = { type: "apiKey", in: "header", name: security.name } as const;
   return {
-    securitySchemes: { apiKey: { type: "apiKey", in: "header", name: security.name } },
+    securitySchemes: security.decoy ? { bearer, apiKey } : { apiKey },
     security: [{ apiKey: [] }],
   };
 }

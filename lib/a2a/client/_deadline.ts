@@ -4,38 +4,34 @@ export interface Deadline {
   readonly signal: AbortSignal;
   /** True once the time limit (not the caller) aborted the request. */
   timedOut(): boolean;
-  /** Starts the time limit again (a stream that delivered data is still alive). */
-  restart(): void;
+  /** Stops the time limit, leaving only the caller's signal (a stream that has begun). */
+  stop(): void;
   /** Stops the timer and detaches from the caller's signal. */
   clear(): void;
 }
 
 /**
  * Starts a deadline of `ms` milliseconds. A timer is used rather than
- * `AbortSignal.timeout` so it can be restarted and is always cleared, leaving nothing
+ * `AbortSignal.timeout` so it can be stopped and is always cleared, leaving nothing
  * pending after the request.
  */
 export function startDeadline(ms: number, outer: AbortSignal | undefined): Deadline {
   const controller = new AbortController();
   let expired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    clearTimeout(timer);
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  if (!controller.signal.aborted) {
     timer = setTimeout(() => {
       expired = true;
       controller.abort(new DOMException("The request timed out", "TimeoutError"));
     }, ms);
-  };
-  const onAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener("abort", onAbort, { once: true });
-  if (!controller.signal.aborted) arm();
+  }
   return {
     signal: controller.signal,
     timedOut: () => expired,
-    restart: () => {
-      if (!controller.signal.aborted) arm();
-    },
+    stop: () => clearTimeout(timer),
     clear: () => {
       clearTimeout(timer);
       outer?.removeEventListener("abort", onAbort);

@@ -1,10 +1,17 @@
 import { randomUUID } from "node:crypto";
+import type { Part } from "../task.ts";
 
-/** What the caller says: text, and the remote ids when continuing a task. */
+/** What the caller says: parts or text, and the remote ids when continuing a task. */
 export interface RemoteInput {
-  text: string;
+  parts?: Part[];
+  text?: string;
   taskId?: string;
   contextId?: string;
+}
+
+/** The parts to send: `parts` when given, else `text` as the only part. */
+function partsOf(input: RemoteInput): Part[] {
+  return input.parts ?? [{ text: input.text ?? "" }];
 }
 
 /** Method names and request params for one protocol generation. */
@@ -27,7 +34,7 @@ export interface Dialect {
 export function v1Dialect(a2aVersion: string, tenant: string | undefined): Dialect {
   const scoped = (params: Record<string, unknown>) => tenant ? { ...params, tenant } : params;
   const message = (input: RemoteInput) =>
-    withIds({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: input.text }] }, input);
+    withIds({ messageId: randomUUID(), role: "ROLE_USER", parts: partsOf(input) }, input);
   return {
     version: "1.0",
     headers: { "A2A-Version": a2aVersion },
@@ -54,7 +61,7 @@ export function v03Dialect(): Dialect {
       kind: "message",
       messageId: randomUUID(),
       role: "user",
-      parts: [{ kind: "text", text: input.text }],
+      parts: partsOf(input).map(toV03Part),
     }, input);
   return {
     version: "0.3",
@@ -69,6 +76,24 @@ export function v03Dialect(): Dialect {
     streamParams: (input) => ({ message: message(input) }),
     taskParams: (id) => ({ id }),
   };
+}
+
+/**
+ * A v1.0 part in v0.3 form: `kind` on every part, files as `{kind: "file", file}` with
+ * `uri` or `bytes`, `mimeType` and `name`.
+ */
+function toV03Part(part: Part): Record<string, unknown> {
+  const extra = part.metadata ? { metadata: part.metadata } : {};
+  if (typeof part.text === "string") return { kind: "text", text: part.text, ...extra };
+  if (part.url !== undefined || part.raw !== undefined) {
+    const file: Record<string, unknown> = part.url !== undefined
+      ? { uri: part.url }
+      : { bytes: part.raw };
+    if (part.mediaType) file.mimeType = part.mediaType;
+    if (part.filename) file.name = part.filename;
+    return { kind: "file", file, ...extra };
+  }
+  return { kind: "data", data: part.data ?? {}, ...extra };
 }
 
 /**

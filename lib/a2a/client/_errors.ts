@@ -1,4 +1,5 @@
 import { ObservalError } from "../../core/mod.ts";
+import { TransientRemoteError } from "./remote_errors.ts";
 import { RemoteRpcError, RPC_TASK_NOT_FOUND } from "./remote_rpc_error.ts";
 
 /** What the error messages say about the endpoint being called. */
@@ -9,6 +10,8 @@ export interface Endpoint {
   variable?: string;
   /** A token was sent with the request. */
   tokenSent: boolean;
+  /** The approved card declares at least one security scheme. */
+  schemeDeclared: boolean;
 }
 
 const RETRY_LATER =
@@ -16,7 +19,7 @@ const RETRY_LATER =
 
 /** The request never got an HTTP answer. */
 export function unreachable(to: Endpoint, cause: unknown): ObservalError {
-  return new ObservalError("NETWORK", `The remote agent at ${to.host} could not be reached`, {
+  return new TransientRemoteError(`The remote agent at ${to.host} could not be reached`, {
     remediation: `Check that the agent is running and that ${to.url} is reachable from here`,
     resource: to.url,
     cause,
@@ -26,8 +29,7 @@ export function unreachable(to: Endpoint, cause: unknown): ObservalError {
 /** The per-request time limit ran out. */
 export function timedOut(to: Endpoint, ms: number): ObservalError {
   const seconds = Math.round(ms / 100) / 10;
-  return new ObservalError(
-    "NETWORK",
+  return new TransientRemoteError(
     `The remote agent at ${to.host} did not answer within ${seconds} seconds`,
     { remediation: RETRY_LATER, resource: to.url },
   );
@@ -46,14 +48,30 @@ export function redirected(to: Endpoint, status: number): ObservalError {
   );
 }
 
-/** HTTP 401 or 403: the credential was missing or refused. */
+/**
+ * HTTP 401 or 403: the credential was missing or refused. The message says whether a
+ * token was sent and from which variable; it suggests setting a token only when the card
+ * declares a security scheme (a token is never sent otherwise).
+ */
 export function unauthenticated(to: Endpoint, status: number): ObservalError {
   const { host, variable } = to;
+  if (!to.schemeDeclared) {
+    return new ObservalError(
+      "UNAUTHENTICATED",
+      `The remote agent at ${host} refused the call (HTTP ${status}), but its approved ` +
+        "Agent Card declares no security scheme, so no credential was sent",
+      {
+        remediation: "Ask the agent's owner to declare how to authenticate in the card's " +
+          "securitySchemes, then import and approve the card again",
+        resource: to.url,
+      },
+    );
+  }
   if (variable === undefined) {
     return new ObservalError(
       "UNAUTHENTICATED",
       `The remote agent at ${host} requires a credential (HTTP ${status}), but its host ` +
-        "cannot be given a token variable",
+        "cannot be given a token variable, so no token was sent",
       {
         remediation: "Ask the agent's owner for an endpoint with a DNS host name: tokens are " +
           "read only from OBSERVAL_A2A_TOKEN_<HOST> variables",
@@ -63,7 +81,8 @@ export function unauthenticated(to: Endpoint, status: number): ObservalError {
   }
   const message = to.tokenSent
     ? `The remote agent at ${host} refused the token from ${variable} (HTTP ${status})`
-    : `The remote agent at ${host} requires a credential (HTTP ${status}), and ${variable} is not set`;
+    : `The remote agent at ${host} requires a credential (HTTP ${status}), and ${variable} is ` +
+      "not set, so no token was sent";
   return new ObservalError("UNAUTHENTICATED", message, {
     remediation: `Set ${variable} to a valid token for ${host}, then try again`,
     resource: to.url,
@@ -72,10 +91,12 @@ export function unauthenticated(to: Endpoint, status: number): ObservalError {
 
 /** Any other non-2xx answer. */
 export function httpStatus(to: Endpoint, status: number): ObservalError {
-  return new ObservalError("NETWORK", `The remote agent at ${to.host} answered HTTP ${status}`, {
-    remediation: RETRY_LATER,
-    resource: to.url,
-  });
+  const message = `The remote agent at ${to.host} answered HTTP ${status}`;
+  const options = { remediation: RETRY_LATER, resource: to.url };
+  // Server trouble and rate limits pass; other statuses are the request's fault.
+  return status >= 500 || status === 429
+    ? new TransientRemoteError(message, options)
+    : new ObservalError("NETWORK", message, options);
 }
 
 /** A body that does not parse as JSON. */

@@ -1,13 +1,15 @@
 /**
- * JSON-RPC over `fetch`, written by hand rather than through `@a2a-js/sdk/client`: the
- * SDK reports HTTP failures only as message text and returns ts-proto objects (numeric
- * enums, `$case` oneofs) that would have to be turned back into ProtoJSON, while
- * observal needs exact control of headers, redirects and time limits, and errors that
- * say which token variable to set. Request and result shapes are checked against the
- * SDK's own servers in tests/a2a/client/.
+ * JSON-RPC over the SSRF-checked requester of lib/net, written by hand rather than through
+ * `@a2a-js/sdk/client`: the SDK reports HTTP failures only as message text and returns
+ * ts-proto objects (numeric enums, `$case` oneofs) that would have to be turned back into
+ * ProtoJSON, while observal needs exact control of the address connected to, headers,
+ * redirects, byte and time limits, and errors that say which token variable to set.
+ * Request and result shapes are checked against the SDK's own servers in tests/a2a/client/.
  */
 import { randomUUID } from "node:crypto";
 import { ObservalError } from "../../core/mod.ts";
+import type { RawResponse, Requester } from "../../net/mod.ts";
+import { limitExceeded, type RemoteLimits } from "../remote_limits.ts";
 import { type Deadline, startDeadline } from "./_deadline.ts";
 import {
   type Endpoint,
@@ -21,14 +23,26 @@ import {
   unreachable,
 } from "./_errors.ts";
 import { type JsonRpcRequest, JsonRpcResponseSchema } from "./_json_rpc_schema.ts";
-import { readSseData } from "./_sse.ts";
+import { readSseData, SseTooLarge } from "./_sse.ts";
+
+/** How much of an error answer is read to find a JSON-RPC error in it. */
+const MAX_ERROR_BODY = 64 * 1024;
 
 /** Where and how requests go. */
 export interface RpcTarget extends Endpoint {
+  /** The pinned interface URL: the only URL ever called. */
+  target: URL;
   /** Protocol and credential headers sent with every request. */
   headers: Record<string, string>;
-  fetch: typeof fetch;
+  request: Requester;
+  /**
+   * The checked address to connect to (`undefined` for an allowlisted host); the first
+   * call runs the SSRF gate, and a refusal there means no request is sent at all.
+   */
+  address: (signal: AbortSignal) => Promise<string | undefined>;
+  /** Time limit per request: the whole exchange, or a stream's wait for its headers. */
   timeoutMs: number;
+  limits: RemoteLimits;
 }
 
 /** Sends one request and returns the JSON-RPC `result`. */
@@ -42,7 +56,7 @@ export async function callRpc(
   const deadline = startDeadline(target.timeoutMs, signal);
   try {
     const response = await open(target, request, "application/json", deadline);
-    const text = await guard(target, deadline, () => response.text());
+    const text = await guard(target, deadline, () => readCapped(target, response));
     return resultOf(target, request.id, parseJson(target, response.status, text));
   } finally {
     deadline.clear();
@@ -51,9 +65,11 @@ export async function callRpc(
 
 /**
  * Sends one streaming request and yields the `result` of every event until the server
- * closes the stream. The time limit applies to the answer and then to each silence
- * between chunks. A plain JSON answer is accepted too: an error envelope is thrown as
- * that error, and a single result is yielded as the only event.
+ * closes the stream. The time limit covers the wait for the answer's headers only: a
+ * stream may then stay silent for as long as the caller's signal allows (some agents
+ * abort their work when the connection closes). A plain JSON answer is accepted too: an
+ * error envelope is thrown as that error, and a single result is yielded as the only
+ * event.
  */
 export async function* streamRpc(
   target: RpcTarget,
@@ -66,14 +82,15 @@ export async function* streamRpc(
   let events: AsyncGenerator<string> | undefined;
   try {
     const response = await open(target, request, "text/event-stream", deadline);
-    const type = response.headers.get("content-type")?.toLowerCase() ?? "";
+    const type = response.headers["content-type"]?.toLowerCase() ?? "";
     if (!type.startsWith("text/event-stream")) {
-      const text = await guard(target, deadline, () => response.text());
+      const text = await guard(target, deadline, () => readCapped(target, response));
       yield resultOf(target, request.id, parseJson(target, response.status, text));
       return;
     }
-    if (!response.body) throw malformed(target, "an empty event stream");
-    const stream = readSseData(response.body, () => deadline.restart());
+    // From here on only the caller's signal (its deadline, a cancel) ends the wait.
+    deadline.stop();
+    const stream = readSseData(response.body, target.limits.maxEventBytes);
     events = stream;
     while (true) {
       const next = await guard(target, deadline, () => stream.next());
@@ -95,30 +112,38 @@ async function open(
   request: JsonRpcRequest,
   accept: string,
   deadline: Deadline,
-): Promise<Response> {
+): Promise<RawResponse> {
+  const address = await guard(target, deadline, () => target.address(deadline.signal));
   const response = await guard(target, deadline, () =>
-    target.fetch(target.url, {
+    target.request({
+      url: target.target,
+      address,
       method: "POST",
-      headers: { ...target.headers, "Content-Type": "application/json", "Accept": accept },
-      body: JSON.stringify(request),
-      // Only the pinned URL was approved: a redirect must not move the call elsewhere.
-      redirect: "manual",
+      headers: {
+        ...target.headers,
+        "content-type": "application/json",
+        "accept": accept,
+        "accept-encoding": "identity",
+        "user-agent": "observal",
+      },
+      body: new TextEncoder().encode(JSON.stringify(request)),
       signal: deadline.signal,
     }));
   const { status } = response;
   if (status >= 200 && status < 300) return response;
   // Free the connection; the body of a refusal is not needed except for JSON-RPC errors.
   if ((status >= 300 && status < 400) || status === 0) {
-    await response.body?.cancel().catch(() => {});
+    discard(response);
     throw redirected(target, status);
   }
   if (status === 401 || status === 403) {
-    await response.body?.cancel().catch(() => {});
+    discard(response);
     throw unauthenticated(target, status);
   }
   // Some servers send JSON-RPC errors with a 4xx/5xx status: report the error itself.
-  const text = await guard(target, deadline, () => response.text()).catch(() => "");
-  const envelope = JsonRpcResponseSchema.safeParse(tryJson(text));
+  const text = await guard(target, deadline, () => readPrefix(response, MAX_ERROR_BODY))
+    .catch(() => new Uint8Array());
+  const envelope = JsonRpcResponseSchema.safeParse(tryJson(new TextDecoder().decode(text)));
   if (envelope.success && envelope.data.error) throw rpcError(target, envelope.data.error);
   throw httpStatus(target, status);
 }
@@ -136,8 +161,65 @@ async function guard<T>(
     // The caller aborted: hand back its reason, as fetch itself would.
     if (deadline.signal.aborted) throw deadline.signal.reason ?? err;
     if (err instanceof ObservalError) throw err;
+    if (err instanceof SseTooLarge) throw limitExceeded(target.limits, "maxEventBytes");
     throw unreachable(target, err);
   }
+}
+
+/**
+ * The whole body as text, refused before reading when its declared length is too large,
+ * and as soon as it grows past the limit otherwise. Each chunk is decoded as it arrives
+ * and then dropped, so a large answer is held once as text, not also as bytes.
+ */
+async function readCapped(target: RpcTarget, response: RawResponse): Promise<string> {
+  const max = target.limits.maxResponseBytes;
+  const declared = Number(response.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) {
+    discard(response);
+    throw limitExceeded(target.limits, "maxResponseBytes");
+  }
+  // Bytes that are not UTF-8 become U+FFFD, as JSON-RPC over HTTP is UTF-8 by definition.
+  const decoder = new TextDecoder();
+  const text: string[] = [];
+  let size = 0;
+  // Throwing inside for-await ends the body's iteration, which closes the connection.
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > max) throw limitExceeded(target.limits, "maxResponseBytes");
+    text.push(decoder.decode(chunk, { stream: true }));
+  }
+  text.push(decoder.decode());
+  return text.join("");
+}
+
+/** At most `max` bytes of the body; the rest is not read. */
+async function readPrefix(response: RawResponse, max: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    chunks.push(chunk.subarray(0, Math.max(0, max - size)));
+    size += chunk.byteLength;
+    if (size >= max) break;
+  }
+  const kept = chunks.reduce((n, c) => n + c.byteLength, 0);
+  return join(chunks, kept);
+}
+
+/** Closes the connection rather than drain a body nobody reads. */
+function discard(response: RawResponse): void {
+  if (response.abort) return response.abort();
+  response.body[Symbol.asyncIterator]().return?.()?.catch(() => {});
+}
+
+function join(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 function parseJson(target: RpcTarget, status: number, text: string): unknown {

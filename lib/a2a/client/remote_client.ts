@@ -1,16 +1,19 @@
 /**
  * The A2A JSON-RPC client observal uses to call a remote agent at the endpoint pinned
- * when its card was approved. It speaks v1.0 or v0.3, as the pinned interface says, and
- * returns every answer as a v1.0 {@linkcode RemoteSnapshot}.
+ * when its card was approved. It speaks v1.0 or v0.3, as the pinned interface says,
+ * connects only to an address that passed the SSRF gate, bounds every answer, and returns
+ * every answer as a v1.0 {@linkcode RemoteSnapshot}.
  * @module
  */
 import { type Env, ObservalError } from "../../core/mod.ts";
+import { nodeRequest, pinAddress, type Requester, type Resolve } from "../../net/mod.ts";
 import type { AgentCard } from "../card.ts";
 import { type CardInterface, normaliseBinding } from "../interfaces.ts";
 import { mergeEvent, normalizeResult, type RemoteSnapshot } from "../normalize.ts";
-import { isInterrupted } from "../task.ts";
-import { credentialHeaders } from "../tokens.ts";
-import { a2aVersionHeader, type RemoteInput, v03Dialect, v1Dialect } from "./_dialect.ts";
+import { checkCollected, DEFAULT_REMOTE_LIMITS, type RemoteLimits } from "../remote_limits.ts";
+import { isInterrupted, type Part } from "../task.ts";
+import { credentialHeaders, declaresSecurity } from "../tokens.ts";
+import { a2aVersionHeader, v03Dialect, v1Dialect } from "./_dialect.ts";
 import { callRpc, type RpcTarget, streamRpc } from "./_json_rpc.ts";
 
 /** How long one request may take, in milliseconds, unless told otherwise. */
@@ -24,16 +27,37 @@ export interface RemoteClientOptions {
   card: AgentCard;
   /** Where `OBSERVAL_A2A_TOKEN_<HOST>` is read from. */
   env: Env;
-  fetch: typeof fetch;
   /**
-   * Time limit per request; for a stream, per silence between chunks.
+   * Hosts an administrator trusts (`discovery.a2a_private_hosts`): they may be private
+   * and use plain http. Every other endpoint must be https and resolve only to public
+   * addresses.
+   */
+  allowPrivateHosts: readonly string[];
+  /** Resolves the endpoint's host name. @default the system resolver */
+  resolve?: Resolve;
+  /** Performs each HTTP request. @default {@linkcode nodeRequest} */
+  request?: Requester;
+  /**
+   * Time limit per request; for a stream, for the wait until it starts.
    * @default {60_000}
    */
   requestTimeoutMs?: number;
+  /** What the agent may send back. @default {@linkcode DEFAULT_REMOTE_LIMITS} */
+  limits?: RemoteLimits;
 }
 
-/** What the caller sends: text, plus the remote ids when continuing a task. */
-export type RemoteMessageInput = RemoteInput;
+/**
+ * What the caller sends: parts (text, data, files; v1.0 form, translated for a v0.3
+ * agent) or plain text, plus the remote ids when continuing a task.
+ */
+export interface RemoteMessageInput {
+  /** The message's parts; when absent, `text` is sent as the only part. */
+  parts?: Part[];
+  /** Shorthand for `parts: [{ text }]`. */
+  text?: string;
+  taskId?: string;
+  contextId?: string;
+}
 
 /** A client bound to one remote agent endpoint. */
 export interface RemoteClient {
@@ -53,7 +77,8 @@ export interface RemoteClient {
   cancel(taskId: string, signal?: AbortSignal): Promise<RemoteSnapshot>;
   /**
    * Sends a message over a stream and yields the merged snapshot after every event,
-   * until the server closes the stream.
+   * until the server closes the stream. The stream may stay silent for as long as
+   * `signal` allows.
    */
   stream(input: RemoteMessageInput, signal?: AbortSignal): AsyncGenerator<RemoteSnapshot>;
 }
@@ -61,9 +86,15 @@ export interface RemoteClient {
 /**
  * Builds a client for a pinned JSON-RPC interface. The version is the interface's
  * `protocolVersion`, else the card's, else 1.0. Credentials come from
- * {@linkcode credentialHeaders} and are decided once, here.
+ * {@linkcode credentialHeaders} and are decided once, here. The endpoint's host is
+ * checked and resolved on the first request, which then, like every later one, connects
+ * to the checked address; a refused endpoint gets no request at all.
  *
- * @param options The pinned interface and card, the environment and `fetch`.
+ * Every answer is bounded by `limits`: a response body or a stream event past its limit,
+ * more artifacts or agent messages than allowed, an answer about another task, or a task
+ * state A2A does not define throws a {@linkcode RemoteRefusalError}.
+ *
+ * @param options The pinned interface and card, the environment and the SSRF allowlist.
  * @returns The client.
  * @throws {ObservalError} `INVALID_ARGUMENT` when the interface is not an http(s)
  * JSON-RPC endpoint; `PERMISSION_DENIED` when a token would go over plain http to a host
@@ -71,7 +102,7 @@ export interface RemoteClient {
  *
  * @example
  * ```ts ignore
- * const client = createRemoteClient({ iface, card, env: ctx.env, fetch: ctx.fetch });
+ * const client = createRemoteClient({ iface, card, env: ctx.env, allowPrivateHosts: [] });
  * let snap = await client.send({ text: "Summarise the release" });
  * while (!isFinal(snap.state)) snap = await client.get(snap.taskId!);
  * ```
@@ -85,24 +116,43 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
     ? v03Dialect()
     : v1Dialect(a2aVersionHeader(protocolVersion), nonEmpty(iface.tenant));
   const credentials = credentialHeaders({ card, url: iface.url, env: options.env });
+  const limits = options.limits ?? DEFAULT_REMOTE_LIMITS;
+  let pinned: { address: string | undefined } | undefined;
   const target: RpcTarget = {
-    url: iface.url,
+    url: url.href,
+    target: url,
     host: url.host,
     variable: credentials.variable,
     tokenSent: Object.keys(credentials.headers).length > 0,
+    schemeDeclared: declaresSecurity(card),
     headers: { ...credentials.headers, ...dialect.headers },
-    fetch: options.fetch,
+    request: options.request ?? nodeRequest,
+    // Resolved once: every request of this client goes to the address checked first.
+    address: async (signal) => {
+      pinned ??= {
+        address: await pinAddress(url, {
+          allowPrivateHosts: options.allowPrivateHosts,
+          resolve: options.resolve,
+          signal,
+        }),
+      };
+      return pinned.address;
+    },
     timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    limits,
   };
   const streaming = card.capabilities?.streaming === true;
   const { methods } = dialect;
+  const checked = (snapshot: RemoteSnapshot) => {
+    checkCollected(snapshot, limits);
+    return snapshot;
+  };
   return {
     version: dialect.version,
     streaming,
     send: async (input, signal) => {
-      const snapshot = normalizeResult(
-        await callRpc(target, methods.send, dialect.sendParams(input), signal),
-      );
+      const result = await callRpc(target, methods.send, dialect.sendParams(input), signal);
+      const snapshot = checked(normalizeResult(result, input.taskId));
       // A reply returns before the agent has read it, so the task may still show the
       // question being answered. Reporting that as final would end the caller's wait;
       // WORKING makes it look again, and a fresh question shows up on the next get().
@@ -113,9 +163,15 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
       return snapshot;
     },
     get: async (taskId, signal) =>
-      normalizeResult(await callRpc(target, methods.get, dialect.taskParams(taskId), signal)),
+      checked(normalizeResult(
+        await callRpc(target, methods.get, dialect.taskParams(taskId), signal),
+        taskId,
+      )),
     cancel: async (taskId, signal) =>
-      normalizeResult(await callRpc(target, methods.cancel, dialect.taskParams(taskId), signal)),
+      checked(normalizeResult(
+        await callRpc(target, methods.cancel, dialect.taskParams(taskId), signal),
+        taskId,
+      )),
     stream: async function* (input, signal) {
       if (!streaming) {
         throw new ObservalError(
@@ -124,10 +180,13 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
           { remediation: "Send the message with send() and follow the task with get()" },
         );
       }
-      let snapshot: RemoteSnapshot | undefined;
+      // When continuing a task, every event must be about that task.
+      let snapshot: RemoteSnapshot | undefined = input.taskId
+        ? { taskId: input.taskId, state: "TASK_STATE_SUBMITTED", messages: [], direct: false }
+        : undefined;
       const events = streamRpc(target, methods.stream, dialect.streamParams(input), signal);
       for await (const event of events) {
-        snapshot = mergeEvent(snapshot, event);
+        snapshot = checked(mergeEvent(snapshot, event));
         yield snapshot;
       }
     },
@@ -150,6 +209,17 @@ function callableUrl(iface: CardInterface): URL {
       },
     );
   }
+  if (url.username !== "" || url.password !== "") {
+    throw new ObservalError(
+      "UNSAFE_URL",
+      "The approved Agent Card's endpoint carries a user name or password",
+      {
+        remediation: "Ask the agent's owner to drop the credentials from the URL, then import " +
+          "and approve the card again",
+      },
+    );
+  }
+  url.hash = "";
   return url;
 }
 

@@ -2,7 +2,7 @@
 import { ObservalError } from "../../core/mod.ts";
 import type { RegistryClient } from "../../registry/mod.ts";
 import { type Command, type Group, type Invocation, str } from "../command.ts";
-import { paint, printJson, renderTable, say } from "../output.ts";
+import { paint, type Piece, printJson, printTable, say } from "../output.ts";
 import { printEntry } from "./search.ts";
 import { clip, withClient } from "./_client.ts";
 
@@ -96,7 +96,7 @@ export const reviewFlags = {
   },
 };
 
-function stateCell(inv: Invocation, ctx: Parameters<typeof paint>[0], state: string): string {
+function stateCell(inv: Invocation, state: string): Piece {
   if (inv.json) return state;
   const color = state === "approved"
     ? "green"
@@ -105,7 +105,7 @@ function stateCell(inv: Invocation, ctx: Parameters<typeof paint>[0], state: str
     : state === "rejected"
     ? "red"
     : "dim";
-  return paint(ctx, color, state);
+  return paint(color, state);
 }
 
 const submit: Command = {
@@ -143,15 +143,16 @@ const list: Command = {
     const out = await withClient(ctx, (c) => c.listImports());
     if (inv.json) return printJson(ctx, out);
     if (out.items.length === 0) return say(ctx, "No remote agents registered yet.");
-    ctx.io.stdout.write(renderTable(
+    printTable(
+      ctx,
       ["NAME", "STATE", "VISIBILITY", "IDENTIFIER"],
       out.items.map((i) => [
         clip(String(i.displayName), 32),
-        stateCell(inv, ctx, String(i["obs:lifecycle"])),
+        stateCell(inv, String(i["obs:lifecycle"])),
         String(i["obs:visibility"]),
         String(i.identifier),
       ]),
-    ));
+    );
   },
 };
 

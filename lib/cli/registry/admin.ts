@@ -2,7 +2,7 @@
 import { ObservalError } from "../../core/mod.ts";
 import type { Command, Group } from "../command.ts";
 import { str } from "../command.ts";
-import { printJson, renderTable, say } from "../output.ts";
+import { printJson, printTable, say } from "../output.ts";
 import { withClient } from "./_client.ts";
 
 type Row = Record<string, unknown>;
@@ -54,11 +54,10 @@ const userGroup: Group = {
         const out = await withClient(ctx, (c) => c.admin("GET", "/users"));
         if (inv.json) return printJson(ctx, out);
         const items = out.items as Row[];
-        ctx.io.stdout.write(
-          renderTable(
-            ["HANDLE", "ROLE", "ID"],
-            items.map((u) => [String(u.handle), String(u.role), String(u.id)]),
-          ),
+        printTable(
+          ctx,
+          ["HANDLE", "ROLE", "ID"],
+          items.map((u) => [String(u.handle), String(u.role), String(u.id)]),
         );
       },
     },
@@ -90,11 +89,10 @@ const teamGroup: Group = {
         const out = await withClient(ctx, (c) => c.admin("GET", "/teams"));
         if (inv.json) return printJson(ctx, out);
         const items = out.items as Row[];
-        ctx.io.stdout.write(
-          renderTable(
-            ["HANDLE", "MEMBERS", "ID"],
-            items.map((t) => [String(t.handle), String(t.members), String(t.id)]),
-          ),
+        printTable(
+          ctx,
+          ["HANDLE", "MEMBERS", "ID"],
+          items.map((t) => [String(t.handle), String(t.members), String(t.id)]),
         );
       },
     },
@@ -149,11 +147,10 @@ const settingsList: Command = {
     const out = await withClient(ctx, (c) => c.admin("GET", "/settings"));
     if (inv.json) return printJson(ctx, out);
     const items = out.items as Row[];
-    ctx.io.stdout.write(
-      renderTable(
-        ["KEY", "VALUE", "MEANING"],
-        items.map((s) => [String(s.key), JSON.stringify(s.value), String(s.help)]),
-      ),
+    printTable(
+      ctx,
+      ["KEY", "VALUE", "MEANING"],
+      items.map((s) => [String(s.key), JSON.stringify(s.value), String(s.help)]),
     );
   },
 };

@@ -5,7 +5,7 @@ import { type Context, ObservalError } from "../../core/mod.ts";
 import { getHarness, InstallResponseSchema, planSnippet } from "../../harness/mod.ts";
 import { commandLine } from "../agent/print.ts";
 import { type Command, type Group, str } from "../command.ts";
-import { printJson, say } from "../output.ts";
+import { printBlock, printJson, say } from "../output.ts";
 import { reviewBody, reviewFlags, visibilityBody, visibilityFlags } from "./a2a.ts";
 import { withClient } from "./_client.ts";
 
@@ -142,7 +142,7 @@ function printInstall(ctx: Context, ref: string, scope: string, raw: unknown): v
       : "created, or replaces the existing file";
     say(ctx);
     say(ctx, `==> ${file.path} (${action})`);
-    ctx.io.stdout.write(file.text.endsWith("\n") ? file.text : `${file.text}\n`);
+    printBlock(ctx, file.text);
   }
   if (plan.setupCommands.length) {
     say(ctx);

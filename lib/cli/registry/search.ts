@@ -1,7 +1,7 @@
 /** `observal registry search` and `observal registry inspect`. */
 import type { SearchRequest } from "../../registry/mod.ts";
 import { type Command, int, str } from "../command.ts";
-import { paint, printJson, renderTable, say } from "../output.ts";
+import { paint, printJson, printTable, say } from "../output.ts";
 import { clip, withClient } from "./_client.ts";
 
 const TYPES: Record<string, string> = {
@@ -47,15 +47,13 @@ export const searchCommand: Command = {
       clip(r.displayName, 32),
       r["obs:kind"] === "external" ? "a2a" : String(r["obs:kind"] ?? ""),
       String(r.score ?? ""),
-      r["obs:delegable"] ? paint(ctx, "green", "yes") : paint(ctx, "dim", "no"),
+      r["obs:delegable"] ? paint("green", "yes") : paint("dim", "no"),
       String(r["obs:lifecycle"] ?? ""),
       r.identifier,
     ]);
-    ctx.io.stdout.write(
-      renderTable(["NAME", "KIND", "SCORE", "DELEGABLE", "STATE", "IDENTIFIER"], rows),
-    );
+    printTable(ctx, ["NAME", "KIND", "SCORE", "DELEGABLE", "STATE", "IDENTIFIER"], rows);
     for (const r of response.results.filter((r) => typeof r.unavailable === "string")) {
-      say(ctx, paint(ctx, "dim", `${r.displayName} cannot run on this machine: ${r.unavailable}.`));
+      say(ctx, paint("dim", `${r.displayName} cannot run on this machine: ${r.unavailable}.`));
     }
     if (response.pageToken) say(ctx, `More: --page-token ${response.pageToken}`);
   },

@@ -10,6 +10,7 @@ import {
   RemoteRpcError,
 } from "../../../lib/a2a/mod.ts";
 import { type Env, ObservalError } from "../../../lib/core/mod.ts";
+import type { PinnedRequest, Requester } from "../../../lib/net/mod.ts";
 
 /** One request a scripted server saw. */
 interface Seen {
@@ -67,7 +68,7 @@ function client(
     iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0", ...options.iface },
     card: options.card ?? v1Card(url, { capabilities: { streaming: true } }),
     env: options.env ?? {},
-    fetch: globalThis.fetch,
+    allowPrivateHosts: ["127.0.0.1"],
     requestTimeoutMs: options.timeoutMs,
   });
 }
@@ -102,7 +103,7 @@ Deno.test("createRemoteClient() refuses an interface it cannot call", () => {
   ];
   for (const iface of bad) {
     assert.throws(
-      () => createRemoteClient({ iface, card, env: {}, fetch: globalThis.fetch }),
+      () => createRemoteClient({ iface, card, env: {}, allowPrivateHosts: [] }),
       (err: unknown) => {
         assert.ok(err instanceof ObservalError);
         assert.equal(err.code, "INVALID_ARGUMENT");
@@ -116,8 +117,8 @@ Deno.test("createRemoteClient() refuses an interface it cannot call", () => {
 
 Deno.test("createRemoteClient() refuses to send a token over plain http to agent.test", () => {
   const url = "http://agent.test/a2a";
-  const fetch: typeof globalThis.fetch = () => {
-    throw new Error("fetch must not be called");
+  const request: Requester = () => {
+    throw new Error("no request may be made");
   };
   assert.throws(
     () =>
@@ -125,7 +126,8 @@ Deno.test("createRemoteClient() refuses to send a token over plain http to agent
         iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
         card: v1Card(url),
         env: { OBSERVAL_A2A_TOKEN_AGENT_TEST: "secret" },
-        fetch,
+        allowPrivateHosts: ["agent.test"],
+        request,
       }),
     (err: unknown) => {
       assert.ok(err instanceof ObservalError);
@@ -136,41 +138,56 @@ Deno.test("createRemoteClient() refuses to send a token over plain http to agent
   );
 });
 
-Deno.test("RemoteClient calls only the pinned https URL, with version, tenant and token", async () => {
+Deno.test("RemoteClient calls only the pinned https URL at its checked address, with version, tenant and token", async () => {
   // TLS cannot be served here, so this one case records what would go on the wire.
   const url = "https://agents.acme.com/a2a/v1?x=1";
-  const calls: { url: string; init: RequestInit }[] = [];
-  const fetch = (input: string | URL | Request, init?: RequestInit) => {
-    calls.push({ url: String(input), init: init ?? {} });
-    const body = JSON.parse(String(init?.body));
-    return Promise.resolve(
-      Response.json({
-        jsonrpc: "2.0",
-        id: body.id,
-        result: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" } } },
-      }),
-    );
+  const calls: PinnedRequest[] = [];
+  const request: Requester = (req) => {
+    calls.push(req);
+    const body = JSON.parse(new TextDecoder().decode(req.body));
+    const answer = JSON.stringify({
+      jsonrpc: "2.0",
+      id: body.id,
+      result: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" } } },
+    });
+    return Promise.resolve({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: (async function* () {
+        yield new TextEncoder().encode(answer);
+      })(),
+    });
   };
+  const lookups: string[] = [];
   const remote = createRemoteClient({
     iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0.3", tenant: "acme" },
     card: v1Card(url),
     env: { OBSERVAL_A2A_TOKEN_AGENTS_ACME_COM: "tok" },
-    fetch,
+    allowPrivateHosts: [],
+    resolve: (host) => {
+      lookups.push(host);
+      return Promise.resolve(["93.184.216.34"]);
+    },
+    request,
   });
   assert.equal(remote.version, "1.0");
   const snap = await remote.send({ text: "hi", contextId: "c0" });
   assert.equal(snap.taskId, "t1");
   await remote.get("t1");
   await remote.cancel("t1");
-  assert.deepEqual(calls.map((c) => c.url), [url, url, url]);
+  assert.deepEqual(lookups, ["agents.acme.com"], "the host is resolved once");
+  assert.deepEqual(calls.map((c) => [c.url.href, c.address, c.method]), [
+    [url, "93.184.216.34", "POST"],
+    [url, "93.184.216.34", "POST"],
+    [url, "93.184.216.34", "POST"],
+  ]);
   const [send, get, cancel] = calls.map((c) => ({
-    headers: new Headers(c.init.headers),
-    body: JSON.parse(String(c.init.body)),
-    redirect: c.init.redirect,
+    headers: c.headers,
+    body: JSON.parse(new TextDecoder().decode(c.body)),
   }));
-  assert.equal(send.redirect, "manual");
-  assert.equal(send.headers.get("a2a-version"), "1.0");
-  assert.equal(send.headers.get("authorization"), "Bearer tok");
+  assert.equal(send.headers["A2A-Version"], "1.0");
+  assert.equal(send.headers.Authorization, "Bearer tok");
+  assert.equal(send.headers["content-type"], "application/json");
   assert.equal(send.body.method, "SendMessage");
   assert.equal(send.body.params.tenant, "acme");
   assert.equal(send.body.params.message.contextId, "c0");
@@ -194,7 +211,7 @@ Deno.test("RemoteClient speaks v0.3 without a version header when the card is 0.
       iface: { url, protocolBinding: "JSONRPC" },
       card,
       env: {},
-      fetch: globalThis.fetch,
+      allowPrivateHosts: ["127.0.0.1"],
     });
     assert.equal(remote.version, "0.3");
     assert.equal((await remote.get("t")).state, "TASK_STATE_WORKING");
@@ -368,14 +385,15 @@ Deno.test("RemoteClient.stream() maps an error event inside the stream", async (
 
 Deno.test("RemoteClient.stream() refuses when the card does not offer streaming", async () => {
   const url = "https://agents.acme.com/a2a";
-  const fetch: typeof globalThis.fetch = () => {
-    throw new Error("fetch must not be called");
+  const request: Requester = () => {
+    throw new Error("no request may be made");
   };
   const remote = createRemoteClient({
     iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
     card: v1Card(url),
     env: {},
-    fetch,
+    allowPrivateHosts: [],
+    request,
   });
   assert.equal(remote.streaming, false);
   await assert.rejects(drain(remote.stream({ text: "hi" })), (err: unknown) => {
@@ -383,4 +401,57 @@ Deno.test("RemoteClient.stream() refuses when the card does not offer streaming"
     assert.equal(err.code, "FAILED_PRECONDITION");
     return true;
   });
+});
+
+Deno.test("RemoteClient refuses an endpoint that resolves to a private address, sending nothing", async () => {
+  const url = "https://agents.acme.com/a2a";
+  for (const address of ["127.0.0.1", "10.0.0.8", "169.254.169.254", "fd00::1"]) {
+    const calls: PinnedRequest[] = [];
+    const remote = createRemoteClient({
+      iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      card: v1Card(url, { capabilities: { streaming: true } }),
+      env: {},
+      allowPrivateHosts: ["127.0.0.1"],
+      resolve: () => Promise.resolve(["93.184.216.34", address]),
+      request: (req) => {
+        calls.push(req);
+        return Promise.reject(new Error("no request may be made"));
+      },
+    });
+    for (
+      const call of [() => remote.send({ text: "hi" }), () => drain(remote.stream({ text: "hi" }))]
+    ) {
+      await assert.rejects(call(), (err: unknown) => {
+        assert.ok(err instanceof ObservalError, String(err));
+        assert.equal(err.code, "UNSAFE_URL");
+        assert.match(
+          err.message,
+          /Refused agents\.acme\.com: it resolves to the private or reserved/,
+        );
+        assert.ok(err.message.includes(address), err.message);
+        return true;
+      }, address);
+    }
+    assert.equal(calls.length, 0, address);
+  }
+});
+
+Deno.test("RemoteClient refuses plain http and local names unless the host is allowlisted", async () => {
+  for (
+    const url of ["http://agents.acme.com/a2a", "https://localhost/a2a", "https://10.2.3.4/a2a"]
+  ) {
+    const remote = createRemoteClient({
+      iface: { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      card: v1Card(url),
+      env: {},
+      allowPrivateHosts: ["127.0.0.1"],
+      resolve: () => Promise.resolve(["93.184.216.34"]),
+      request: () => Promise.reject(new Error("no request may be made")),
+    });
+    await assert.rejects(remote.get("t"), (err: unknown) => {
+      assert.ok(err instanceof ObservalError);
+      assert.equal(err.code, "UNSAFE_URL", url);
+      return true;
+    });
+  }
 });

@@ -43,7 +43,7 @@ function clientFor(agent: TestAgent, env: Env = {}): RemoteClient {
   const card = parseAgentCard(agent.card);
   const iface = callableInterface(card);
   assert.ok(iface);
-  return createRemoteClient({ iface, card, env, fetch: globalThis.fetch });
+  return createRemoteClient({ iface, card, env, allowPrivateHosts: ["127.0.0.1"] });
 }
 
 /** Follows a task with get() until it is final (the agents settle within milliseconds). */
@@ -277,4 +277,131 @@ Deno.test("RemoteClient v0.3 requests carry kind on messages and parts", async (
     assert.deepEqual(body.params.message.parts, [{ kind: "text", text: "shape" }]);
     assert.deepEqual(body.params.configuration, { blocking: false });
   });
+});
+
+/** Cards served by the SDKs' own card handlers, each demanding one exact header. */
+const SDK_CARDS = [
+  {
+    name: "an @a2a-js/sdk 1.3.0 card that requires bearer (an API key declared first)",
+    start: startV1Agent,
+    security: { type: "bearer", token: "b-1", decoy: true },
+    header: ["authorization", "Bearer b-1"],
+    absent: ["x-api-key"],
+  },
+  {
+    name: "an @a2a-js/sdk 0.3.14 card that requires bearer (an API key declared first)",
+    start: startV03Agent,
+    security: { type: "bearer", token: "b-2", decoy: true },
+    header: ["authorization", "Bearer b-2"],
+    absent: ["x-api-key"],
+  },
+  {
+    name: "an @a2a-js/sdk 1.3.0 card with its $case form of an API-key scheme",
+    start: startV1Agent,
+    security: { type: "apiKey", name: "X-Echo-Key", token: "k-3" },
+    header: ["x-echo-key", "k-3"],
+    absent: ["authorization"],
+  },
+  {
+    name: "an @a2a-js/sdk 0.3.14 card that requires an API key (bearer declared first)",
+    start: startV03Agent,
+    security: { type: "apiKey", name: "X-Echo-Key", token: "k-4", decoy: true },
+    header: ["x-echo-key", "k-4"],
+    absent: ["authorization"],
+  },
+] as const;
+
+for (const c of SDK_CARDS) {
+  Deno.test(`RemoteClient sends exactly the header of ${c.name}`, async () => {
+    await withAgent(c.start, { securitySchemes: c.security, sdkCard: true }, async (agent) => {
+      if (c.start === startV1Agent) {
+        // The real SDK writes its oneofs as {scheme: {$case, value}}.
+        assert.match(JSON.stringify(agent.card.securitySchemes), /"\$case"/);
+      }
+      const served = await (await fetch(agent.cardUrl)).json();
+      assert.deepEqual(served, agent.card, "the card is the one the SDK's handler serves");
+      const client = clientFor(agent, { OBSERVAL_A2A_TOKEN_127_0_0_1: c.security.token });
+      const done = await settle(client, await client.send({ text: "auth" }));
+      assert.equal(done.state, "TASK_STATE_COMPLETED");
+      const calls = agent.requests.filter((r) => r.rpcMethod);
+      assert.ok(calls.length >= 2);
+      for (const call of calls) {
+        assert.equal(call.status, 200);
+        assert.equal(call.headers[c.header[0]], c.header[1]);
+        for (const name of c.absent) assert.equal(call.headers[name], undefined, name);
+      }
+    });
+  });
+}
+
+Deno.test("RemoteClient maps a 401 from a card that declares no scheme without suggesting a token", async () => {
+  await withAgent(startV1Agent, {}, async (agent) => {
+    // The card declares nothing, yet the endpoint demands a credential.
+    const demanding = await startV1Agent({ securitySchemes: { type: "bearer", token: "t" } });
+    try {
+      const card = parseAgentCard(agent.card);
+      const iface = { ...callableInterface(card)!, url: demanding.rpcUrl };
+      const client = createRemoteClient({
+        iface,
+        card,
+        env: { OBSERVAL_A2A_TOKEN_127_0_0_1: "t" },
+        allowPrivateHosts: ["127.0.0.1"],
+      });
+      await assert.rejects(client.send({ text: "hi" }), (err: unknown) => {
+        assert.ok(err instanceof ObservalError);
+        assert.equal(err.code, "UNAUTHENTICATED");
+        assert.match(err.message, /declares no security scheme, so no credential was sent/);
+        assert.doesNotMatch(`${err.message} ${err.remediation}`, /OBSERVAL_A2A_TOKEN/);
+        return true;
+      });
+      const sent = demanding.requests.find((r) => r.rpcMethod);
+      assert.equal(sent?.headers.authorization, undefined);
+    } finally {
+      await demanding.close();
+    }
+  });
+});
+
+Deno.test("RemoteClient's 401 says whether a token was sent and from which variable", async () => {
+  await withAgent(
+    startV03Agent,
+    { securitySchemes: { type: "bearer", token: "right" } },
+    async (agent) => {
+      await assert.rejects(clientFor(agent).send({ text: "none" }), (err: unknown) => {
+        assert.ok(err instanceof ObservalError);
+        assert.match(err.message, /OBSERVAL_A2A_TOKEN_127_0_0_1 is not set, so no token was sent/);
+        return true;
+      });
+      const wrong = clientFor(agent, { OBSERVAL_A2A_TOKEN_127_0_0_1: "wrong" });
+      await assert.rejects(wrong.send({ text: "bad" }), (err: unknown) => {
+        assert.ok(err instanceof ObservalError);
+        assert.match(
+          err.message,
+          /refused the token from OBSERVAL_A2A_TOKEN_127_0_0_1 \(HTTP 401\)/,
+        );
+        return true;
+      });
+    },
+  );
+});
+
+Deno.test("RemoteClient sends data parts in each version's wire form", async () => {
+  for (const start of [startV1Agent, startV03Agent]) {
+    await withAgent(start, {}, async (agent) => {
+      const client = clientFor(agent);
+      await client.send({
+        parts: [{ text: "ok?" }, { data: { callId: "c1", outcome: "proceed_once" } }],
+      });
+      const body = agent.requests.find((r) => r.rpcMethod)?.body as {
+        params: { message: { parts: unknown[] } };
+      };
+      const data = { callId: "c1", outcome: "proceed_once" };
+      assert.deepEqual(
+        body.params.message.parts,
+        start === startV1Agent
+          ? [{ text: "ok?" }, { data }]
+          : [{ kind: "text", text: "ok?" }, { kind: "data", data }],
+      );
+    });
+  }
 });

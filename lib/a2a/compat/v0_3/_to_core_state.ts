@@ -15,19 +15,19 @@ const V03_STATES: Readonly<Record<string, TaskState>> = {
 
 /**
  * A v1.0 or v0.3 task state as a v1.0 `TASK_STATE_*` name. Empty or missing means the
- * task was only just submitted; anything unrecognised (including v0.3 `unknown` and
- * v1.0 `TASK_STATE_UNSPECIFIED`) is FAILED, so a caller never waits on a state it cannot
- * interpret.
+ * task was only just submitted. Anything unrecognised (including v0.3 `unknown` and v1.0
+ * `TASK_STATE_UNSPECIFIED`) gives `undefined`: the caller must refuse it by name rather
+ * than guess, so a caller never waits on a state it cannot interpret.
  */
-export function toCoreState(value: unknown): TaskState {
+export function toCoreState(value: unknown): TaskState | undefined {
   if (value === undefined || value === null) return "TASK_STATE_SUBMITTED";
-  if (typeof value !== "string") return "TASK_STATE_FAILED";
+  if (typeof value !== "string") return undefined;
   const trimmed = value.trim();
   if (trimmed === "") return "TASK_STATE_SUBMITTED";
   const upper = trimmed.toUpperCase();
   if (upper.startsWith("TASK_STATE_")) {
     const parsed = TaskStateSchema.safeParse(upper);
-    return parsed.success ? parsed.data : "TASK_STATE_FAILED";
+    return parsed.success ? parsed.data : undefined;
   }
-  return V03_STATES[trimmed.toLowerCase()] ?? "TASK_STATE_FAILED";
+  return V03_STATES[trimmed.toLowerCase()];
 }

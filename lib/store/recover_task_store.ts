@@ -1,0 +1,369 @@
+/**
+ * `observal delegate recover`: rebuilds a damaged task store from what can still be read.
+ * Every row that SQLite can read and that parses as a task is copied into a fresh database;
+ * the damaged files are moved aside (`tasks.db.damaged-<timestamp>`), never deleted.
+ * @module
+ */
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { Task } from "../a2a/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+import { openDatabase, transaction } from "../sqlite/mod.ts";
+import { MIGRATIONS } from "./_migrations.ts";
+import { walHeaderProblem } from "./_store_faults.ts";
+import { indexColumns, parseStoredTask } from "./_stored_task.ts";
+import { isTaskId } from "./task_id.ts";
+import type { TaskStoreOptions } from "./task_store.ts";
+
+/** What {@linkcode recoverTaskStore} found and did. */
+export interface RecoveryReport {
+  /** The store's database file. */
+  path: string;
+  /**
+   * `missing` (no store yet) and `healthy` changed nothing; `recovered` rebuilt the store.
+   */
+  state: "missing" | "healthy" | "recovered";
+  /** Why the store was taken for damaged; absent when it was not. */
+  problem?: string;
+  /** Tasks copied into the new store. */
+  kept: number;
+  /**
+   * Tasks known to have existed (by the id index, a task folder, or a row that could not be
+   * parsed) that could not be read. A lower bound: a task whose every trace is in the
+   * damaged part of the file cannot be counted.
+   */
+  lost: number;
+  /** Where the damaged files were moved. */
+  movedAside: string[];
+}
+
+/** One row read back from a damaged database. */
+interface RecoveredRow {
+  rowid: number;
+  task: Task;
+  createdAt?: string;
+  updatedAt?: string;
+  cancelRequested: number;
+  pendingReply: string | null;
+  workerPid: number | null;
+}
+
+/** What could be read from a damaged copy. */
+interface Readout {
+  rows: RecoveredRow[];
+  /** Rowids some index or scan showed to exist. */
+  knownRowids: Set<number>;
+  /** Task ids some index or unreadable row showed to exist. */
+  knownIds: Set<string>;
+}
+
+/** Rowids probed past the highest one seen: rows beyond a damaged page. */
+const PROBE_SLACK = 256;
+
+/**
+ * Checks the task store and, when it is damaged, rebuilds it: every readable task is kept,
+ * the damaged database (and its write-ahead log) is moved aside as
+ * `tasks.db.damaged-<timestamp>`, and the report says how many tasks were kept and lost.
+ * A healthy store is left as it is. Stop other observal processes first: one that still
+ * has the damaged file open keeps writing to it.
+ *
+ * @param options the home folder and the clock that names the damaged copy
+ * @returns what was found and done
+ * @throws {ObservalError} UNAVAILABLE when another recovery holds the lock or the new store
+ * cannot be written
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync, rmSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { systemClock } from "../core/mod.ts";
+ * import { recoverTaskStore } from "./mod.ts";
+ *
+ * const home = mkdtempSync(join(tmpdir(), "observal-"));
+ * recoverTaskStore({ home, clock: systemClock }); // { state: "missing", kept: 0, ... }
+ * rmSync(home, { recursive: true });
+ * ```
+ */
+export function recoverTaskStore(options: TaskStoreOptions): RecoveryReport {
+  const root = join(options.home, "delegations");
+  const path = join(root, "tasks.db");
+  const report: RecoveryReport = { path, state: "missing", kept: 0, lost: 0, movedAside: [] };
+  if (!existsSync(path)) return report;
+  report.state = "healthy";
+  const lock = join(root, "recover.lock");
+  let lockFd: number;
+  try {
+    lockFd = openSync(lock, "wx", 0o600);
+  } catch (cause) {
+    throw new ObservalError("UNAVAILABLE", "Another recovery of the task store is running", {
+      cause,
+      resource: lock,
+      remediation: `Wait for it to finish; if none is running, delete ${lock} and try again`,
+    });
+  }
+  try {
+    const problem = healthProblem(path);
+    if (!problem) return report;
+    report.problem = problem;
+    const work = mkdtempSync(join(root, ".recover-"));
+    try {
+      const copy = join(work, "damaged.db");
+      copyFileSync(path, copy);
+      const wal = `${path}-wal`;
+      if (existsSync(wal) && !walHeaderProblem(wal)) copyFileSync(wal, `${copy}-wal`);
+      trustFileSize(copy);
+      const readout = readRows(copy);
+      for (const id of taskFolders(root)) readout.knownIds.add(id);
+      const rows = newestPerId(readout.rows);
+      const fresh = join(work, "tasks.db");
+      writeFresh(fresh, rows, options.clock.now().toISOString());
+      const keptIds = new Set(rows.map((r) => r.task.id));
+      const keptRowids = new Set(readout.rows.map((r) => r.rowid));
+      const lostIds = [...readout.knownIds].filter((id) => !keptIds.has(id)).length;
+      const lostRows = [...readout.knownRowids].filter((r) => !keptRowids.has(r)).length;
+      report.kept = rows.length;
+      report.lost = Math.max(lostIds, lostRows);
+      report.movedAside = moveAside(path, stamp(options.clock.now()));
+      renameSync(fresh, path);
+      report.state = "recovered";
+      return report;
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  } finally {
+    closeSync(lockFd);
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Why the store cannot be used as it is, or undefined when it is healthy. */
+function healthProblem(path: string): string | undefined {
+  const wal = walHeaderProblem(`${path}-wal`);
+  if (wal) return wal;
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { timeout: 5000 });
+    const rows = db.prepare("PRAGMA quick_check").all() as Array<Record<string, unknown>>;
+    const results = rows.map((r) => String(Object.values(r)[0]));
+    if (results.length === 1 && results[0] === "ok") return undefined;
+    return results.slice(0, 3).join("; ");
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    try {
+      db?.close();
+    } catch { /* closing a damaged database may fail too */ }
+  }
+}
+
+const SQLITE_MAGIC = "SQLite format 3\0";
+
+/**
+ * A truncated database still claims its old size in its header, and SQLite then refuses to
+ * read even its first page. The copy is told to trust the file's real size instead, so the
+ * pages that are still there can be read.
+ */
+function trustFileSize(file: string): void {
+  const fd = openSync(file, "r+");
+  try {
+    const header = new Uint8Array(100);
+    if (readSync(fd, header, 0, 100, 0) < 100) return;
+    if (new TextDecoder().decode(header.subarray(0, 16)) !== SQLITE_MAGIC) return;
+    const view = new DataView(header.buffer);
+    const raw = view.getUint16(16);
+    const pageSize = raw === 1 ? 65536 : raw;
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return;
+    const size = statSync(file).size;
+    const pages = Math.floor(size / pageSize);
+    if (pages * pageSize !== size) truncateSync(file, pages * pageSize);
+    // The in-header size is trusted only when "version-valid-for" equals the change counter.
+    view.setUint32(28, pages);
+    view.setUint32(92, view.getUint32(24));
+    writeSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads every row that can be read, row by row, skipping the ones that cannot. */
+function readRows(file: string): Readout {
+  const out: Readout = { rows: [], knownRowids: new Set(), knownIds: new Set() };
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { timeout: 5000 });
+  } catch {
+    return out;
+  }
+  try {
+    let columns: Set<string>;
+    try {
+      columns = new Set(
+        (db.prepare("PRAGMA table_info(tasks)").all() as Array<{ name: string }>).map((c) =>
+          c.name
+        ),
+      );
+    } catch {
+      return out;
+    }
+    if (!columns.has("id") || !columns.has("doc")) return out;
+    // Every index holds every rowid, and the primary key's index every id: each one that can
+    // be walked says which tasks existed, even when their rows cannot be read.
+    collect(db, "SELECT rowid AS r FROM tasks NOT INDEXED", out);
+    for (const index of indexNames(db)) {
+      const withId = index.startsWith("sqlite_autoindex_tasks");
+      collect(db, `SELECT rowid AS r${withId ? ", id" : ""} FROM tasks INDEXED BY "${index}"`, out);
+    }
+    const optional = ["created_at", "updated_at", "cancel_requested", "pending_reply", "worker_pid"]
+      .map((c) => columns.has(c) ? c : `NULL AS ${c}`);
+    const byRowid = db.prepare(
+      `SELECT id, doc, ${optional.join(", ")} FROM tasks NOT INDEXED WHERE rowid = ?`,
+    );
+    const highest = Math.max(0, ...out.knownRowids);
+    for (let rowid = 1; rowid <= highest + PROBE_SLACK; rowid++) {
+      let row: Record<string, unknown> | undefined;
+      try {
+        row = byRowid.get(rowid) as Record<string, unknown> | undefined;
+      } catch {
+        continue;
+      }
+      if (!row) continue;
+      out.knownRowids.add(rowid);
+      const id = typeof row.id === "string" ? row.id : undefined;
+      if (id && isTaskId(id)) out.knownIds.add(id);
+      if (!id || typeof row.doc !== "string") continue;
+      let task: Task;
+      try {
+        task = parseStoredTask(id, row.doc);
+      } catch {
+        continue;
+      }
+      out.rows.push({
+        rowid,
+        task,
+        createdAt: typeof row.created_at === "string" ? row.created_at : undefined,
+        updatedAt: typeof row.updated_at === "string" ? row.updated_at : undefined,
+        cancelRequested: row.cancel_requested === 1 ? 1 : 0,
+        pendingReply: typeof row.pending_reply === "string" ? row.pending_reply : null,
+        workerPid: typeof row.worker_pid === "number" ? row.worker_pid : null,
+      });
+    }
+    return out;
+  } finally {
+    try {
+      db.close();
+    } catch { /* see healthProblem */ }
+  }
+}
+
+/** The task table's indexes, by the schema, else by the names our migrations give them. */
+function indexNames(db: DatabaseSync): string[] {
+  try {
+    const rows = db.prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'tasks'",
+    ).all() as Array<{ name: string }>;
+    return rows.map((r) => r.name).filter((n) => /^[A-Za-z0-9_]+$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+/** Adds the rowids (and ids) a query yields until it hits a page it cannot read. */
+function collect(db: DatabaseSync, sql: string, out: Readout): void {
+  try {
+    for (const row of db.prepare(sql).iterate() as Iterable<{ r: number; id?: unknown }>) {
+      out.knownRowids.add(row.r);
+      if (isTaskId(row.id)) out.knownIds.add(row.id);
+    }
+  } catch { /* the rest of this walk is unreadable; other walks may reach it */ }
+}
+
+/** Folders named by a task id: each belonged to a task. */
+function taskFolders(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && isTaskId(e.name))
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+/** One row per task id (the one changed last), in the order the tasks were inserted. */
+function newestPerId(rows: RecoveredRow[]): RecoveredRow[] {
+  const byId = new Map<string, RecoveredRow>();
+  for (const row of rows) {
+    const seen = byId.get(row.task.id);
+    if (!seen || (row.updatedAt ?? "") > (seen.updatedAt ?? "")) byId.set(row.task.id, row);
+  }
+  return [...byId.values()].sort((a, b) => a.rowid - b.rowid);
+}
+
+/** Writes the kept rows into a new, self-contained database file. */
+function writeFresh(file: string, rows: RecoveredRow[], now: string): void {
+  const db = openDatabase(file, { migrations: MIGRATIONS });
+  try {
+    transaction(db, () => {
+      const insert = db.prepare(
+        `INSERT INTO tasks (id, state, parent_task_id, child_session_id, workspace_root,
+           created_at, updated_at, cancel_requested, pending_reply, doc, worker_pid)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const row of rows) {
+        const cols = indexColumns(row.task);
+        const created = row.createdAt ?? row.task.metadata.observal.createdAt ?? now;
+        insert.run(
+          row.task.id,
+          cols.state,
+          cols.parentTaskId,
+          cols.childSessionId,
+          cols.workspaceRoot,
+          created,
+          row.updatedAt ?? created,
+          row.cancelRequested,
+          row.pendingReply,
+          JSON.stringify(row.task),
+          row.workerPid,
+        );
+      }
+    });
+    // One file, no log beside it, so a rename moves all of it.
+    db.exec("PRAGMA journal_mode=DELETE");
+  } finally {
+    db.close();
+  }
+}
+
+/** Moves the database and its log and shared-memory files aside; returns the new paths. */
+function moveAside(path: string, when: string): string[] {
+  let aside = `${path}.damaged-${when}`;
+  for (let n = 2; existsSync(aside); n++) aside = `${path}.damaged-${when}-${n}`;
+  const moved: string[] = [];
+  renameSync(path, aside);
+  moved.push(aside);
+  for (const suffix of ["-wal", "-shm"]) {
+    if (!existsSync(`${path}${suffix}`)) continue;
+    renameSync(`${path}${suffix}`, `${aside}${suffix}`);
+    moved.push(`${aside}${suffix}`);
+  }
+  return moved;
+}
+
+/** `2026-09-27T10:00:00.123Z` → `20260927T100000Z`. */
+function stamp(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
+}
