@@ -7,6 +7,9 @@ import { dispatch, type Group } from "./command.ts";
 import { registryGroup } from "./registry/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
 import { agentGroup } from "./agent/mod.ts";
+import { mcpGroup } from "./mcp/mod.ts";
+import { sessionsGroup } from "./sessions.ts";
+import { doctorCommand } from "./doctor.ts";
 import { TASK_EXIT } from "./delegate/print.ts";
 import { note, paint, printJsonError, say } from "./output.ts";
 
@@ -49,7 +52,10 @@ Run \`observal help exit-codes\` for exit codes.`,
   commands: [
     delegateGroup,
     agentGroup,
+    mcpGroup,
     registryGroup,
+    sessionsGroup,
+    doctorCommand,
     { name: "help", summary: "Help topics", commands: [exitCodes] },
   ],
 };

@@ -70,3 +70,15 @@ export function serverTarget(ctx: Pick<Context, "home" | "env">): ServerTarget {
   const apiKey = ctx.env.OBSERVAL_API_KEY?.trim() || config.api_key;
   return { kind: "remote", url: url.replace(/\/+$/, ""), apiKey: apiKey || undefined };
 }
+
+/**
+ * What a server we configure a harness to start needs to use the same store and registry
+ * as this process: OBSERVAL_HOME, and the server URL when one is configured. Never a key's
+ * value: a key stays in config.json or in the user's environment.
+ */
+export function serverEnv(ctx: Pick<Context, "home" | "env">): Record<string, string> {
+  const env: Record<string, string> = { OBSERVAL_HOME: ctx.home };
+  const target = serverTarget(ctx);
+  if (target.kind === "remote") env.OBSERVAL_SERVER_URL = target.url;
+  return env;
+}

@@ -15,7 +15,7 @@ import {
   isoSeconds,
   ObservalError,
   selfLauncher,
-  serverTarget,
+  serverEnv,
   VERSION,
 } from "../core/mod.ts";
 import {
@@ -172,7 +172,7 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
   // The agent's own observal-agents server is this observal, for nested delegation.
   const snippet = withDelegationLauncher(install.config_snippet, harness, {
     command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
-    env: launcherEnv(deps.ctx),
+    env: serverEnv(deps.ctx),
   });
   const written = await writeSnippet(snippet, {
     targetDir: ws.path,
@@ -189,14 +189,6 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
     // Absolute paths: the workspace decides what lies in its tree.
     written: written.files.map((f) => f.path),
   };
-}
-
-/** What the observal-agents server needs to use the same store and registry as we do. */
-function launcherEnv(ctx: Context): Record<string, string> {
-  const env: Record<string, string> = { OBSERVAL_HOME: ctx.home };
-  const target = serverTarget(ctx);
-  if (target.kind === "remote") env.OBSERVAL_SERVER_URL = target.url;
-  return env;
 }
 
 function readBounded(path: string): string {
@@ -389,6 +381,9 @@ export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
   observal(deps, id, {
     workspaceRoot: ws.root,
     workspace: ws.kind === "git" ? "git-worktree" : "empty",
+    // The patch is relative to the repository's top: `git apply` run in a subfolder would
+    // skip the files outside it, so the apply hint names this folder.
+    repository: ws.kind === "git" ? ws.repository : undefined,
     notes: ws.notes.length ? ws.notes : undefined,
   });
   let outcome: Outcome;

@@ -119,12 +119,53 @@ export function skillFiles(input: RenderInput): SnippetFile[] {
   });
 }
 
-function standardMcpFile(input: RenderInput): Pick<ConfigSnippet, "mcp_config"> {
+/**
+ * The content of a harness's MCP config file holding `servers`, in the shape that harness
+ * reads: the standard map under its key, typed entries for the Copilots, OpenCode's local
+ * commands, Goose's extensions.
+ */
+export function mcpFileContent(
+  key: HarnessKey,
+  serversKey: string,
+  servers: Record<string, StdioMcpEntry>,
+): Record<string, unknown> {
+  switch (key) {
+    case "copilot":
+      return { servers: mapServers(servers, (_, e) => ({ ...e, type: "stdio" })) };
+    case "copilot-cli":
+      return { mcpServers: mapServers(servers, (_, e) => ({ ...e, type: "stdio", tools: ["*"] })) };
+    case "opencode":
+      return {
+        mcp: mapServers(servers, (_, e) => ({
+          type: "local",
+          command: [e.command, ...e.args],
+          ...(Object.keys(e.env).length ? { environment: e.env } : {}),
+        })),
+      };
+    case "goose":
+      return {
+        extensions: mapServers(servers, (name, e) => ({
+          type: "stdio",
+          name,
+          enabled: true,
+          cmd: e.command,
+          args: e.args,
+          envs: e.env,
+          env_keys: [],
+          timeout: 300,
+        })),
+      };
+    default:
+      return { [serversKey]: servers };
+  }
+}
+
+function mcpFile(input: RenderInput): Pick<ConfigSnippet, "mcp_config"> {
   if (!hasServers(input)) return {};
   return {
     mcp_config: {
       path: mcpPath(input),
-      content: { [input.facts.mcp_servers_key]: input.servers },
+      content: mcpFileContent(input.facts.key, input.facts.mcp_servers_key, input.servers),
     },
   };
 }
@@ -144,7 +185,7 @@ const cursor: Renderer = (input) => {
         input.body,
       ),
     },
-    ...standardMcpFile(input),
+    ...mcpFile(input),
   };
 };
 
@@ -221,7 +262,7 @@ const codex: Renderer = (input) => ({
       model: input.model,
     }),
   },
-  ...standardMcpFile(input),
+  ...mcpFile(input),
 });
 
 const copilot: Renderer = (input) => ({
@@ -232,14 +273,7 @@ const copilot: Renderer = (input) => ({
       input.body,
     ),
   },
-  ...(hasServers(input)
-    ? {
-      mcp_config: {
-        path: mcpPath(input),
-        content: { servers: mapServers(input.servers, (_, e) => ({ ...e, type: "stdio" })) },
-      },
-    }
-    : {}),
+  ...mcpFile(input),
 });
 
 const copilotCli: Renderer = (input) => {
@@ -272,19 +306,7 @@ const copilotCli: Renderer = (input) => {
         input.body,
       ),
     },
-    ...(hasServers(input)
-      ? {
-        mcp_config: {
-          path: mcpPath(input),
-          content: {
-            mcpServers: mapServers(
-              input.servers,
-              (_, e) => ({ ...e, type: "stdio", tools: ["*"] }),
-            ),
-          },
-        },
-      }
-      : {}),
+    ...mcpFile(input),
   };
 };
 
@@ -295,20 +317,7 @@ const opencode: Renderer = (input) => ({
     // rather than becoming the project's default in opencode.json.
     content: withFrontMatter({ description: description(input), model: input.model }, input.body),
   },
-  ...(hasServers(input)
-    ? {
-      mcp_config: {
-        path: mcpPath(input),
-        content: {
-          mcp: mapServers(input.servers, (_, e) => ({
-            type: "local",
-            command: [e.command, ...e.args],
-            ...(Object.keys(e.env).length ? { environment: e.env } : {}),
-          })),
-        },
-      },
-    }
-    : {}),
+  ...mcpFile(input),
 });
 
 const antigravity: Renderer = (input) => ({
@@ -323,7 +332,7 @@ const antigravity: Renderer = (input) => ({
       model: input.model ?? null,
     },
   },
-  ...standardMcpFile(input),
+  ...mcpFile(input),
 });
 
 const goose: Renderer = (input) => {
@@ -340,25 +349,7 @@ const goose: Renderer = (input) => {
         input.body,
       ),
     },
-    ...(hasServers(input)
-      ? {
-        mcp_config: {
-          path: mcpPath(input),
-          content: {
-            extensions: mapServers(input.servers, (name, e) => ({
-              type: "stdio",
-              name,
-              enabled: true,
-              cmd: e.command,
-              args: e.args,
-              envs: e.env,
-              env_keys: [],
-              timeout: 300,
-            })),
-          },
-        },
-      }
-      : {}),
+    ...mcpFile(input),
   };
 };
 
@@ -370,7 +361,7 @@ const pi: Renderer = (input) => {
   }
   return {
     agent_profile: { path: profilePath(input), content: `${input.body.trimEnd()}\n` },
-    ...standardMcpFile(input),
+    ...mcpFile(input),
   };
 };
 

@@ -103,3 +103,9 @@ export {
 } from "./headless.ts";
 export { piAgentDir, type PiTrust, piTrust } from "./pi_trust.ts";
 export { type DelegationLauncher, withDelegationLauncher } from "./launcher.ts";
+export {
+  type DelegationInstall,
+  delegationInstall,
+  findDelegationEntry,
+  type FoundEntry,
+} from "./mcp_entry.ts";

@@ -5,7 +5,7 @@
  * allows it, so nothing can leave the machine.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { type HarnessKey, planHeadlessRun } from "../../lib/harness/mod.ts";

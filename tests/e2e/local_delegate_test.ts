@@ -339,3 +339,39 @@ Deno.test("delegate find and registry search mark an Agent delegable only where 
     await pg.close();
   }
 });
+
+Deno.test("sessions attribute names the delegated agent by session id or workspace, after the copy is gone", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Quick"], {
+      env: { FAKE_ACTIONS: "printf x > x.txt" },
+    });
+    const task = r.body as unknown as Task;
+    const meta = task.metadata.observal;
+    assert.deepEqual(workspaces(pg), [], "the copy is gone");
+    const bySession = await pg.json([
+      "sessions",
+      "attribute",
+      "--session-id",
+      meta.childSessionId!,
+    ]);
+    assert.equal(bySession.body.attributed, true);
+    assert.equal(bySession.body.agentId, pg.agentId);
+    assert.equal(bySession.body.version, "1.0.0");
+    assert.equal(bySession.body.matchedBy, "session");
+    const byCwd = await pg.json([
+      "sessions",
+      "attribute",
+      "--cwd",
+      join(meta.workspaceRoot!, "worktree", "src"),
+      "--session-id",
+      "../unknown",
+    ]);
+    assert.equal(byCwd.body.taskId, task.id);
+    assert.equal(byCwd.body.matchedBy, "workspace");
+    const none = await pg.json(["sessions", "attribute", "--cwd", pg.repo]);
+    assert.deepEqual(none.body, { attributed: false });
+  } finally {
+    await pg.close();
+  }
+});

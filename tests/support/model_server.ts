@@ -30,6 +30,8 @@ export const SCRIPT_CLOSE = "<</observal-script>>";
  * - `call`: the tool whose name ends with `tool` (`mcp__srv__x`, `srv_x`, `srv-x`, a Codex
  *   namespace member); a deferred tool is first loaded through the harness's tool search.
  * - `say`: a text answer that ends the turn.
+ * - `echo`: a text answer made of the step's text and the last tool result (to show that a
+ *   tool's answer reached the model).
  * - `sleep`: milliseconds to wait, sending nothing, before answering the next step.
  * - `fail`: an HTTP error in the wire's error shape (5xx are retried by every harness).
  */
@@ -40,6 +42,8 @@ export type ScriptStep =
   | { shell: string }
   | { call: { tool: string; args?: Record<string, unknown> } }
   | { say: string }
+  /** A text answer: `echo` followed by what the last tool call returned. */
+  | { echo: string }
   | { sleep: number }
   | { fail: { status: number; message?: string } };
 
@@ -108,7 +112,7 @@ interface ToolSpec {
 type Turn =
   | { kind: "user_text" }
   | { kind: "call"; id: string; name: string }
-  | { kind: "result"; id: string; name?: string };
+  | { kind: "result"; id: string; name?: string; text?: string };
 
 interface Conversation {
   /** Every string in the request, in order: system prompt first, then the turns. */
@@ -143,6 +147,13 @@ function collectStrings(value: unknown, out: string[]): void {
   else if (isObject(value)) { for (const v of Object.values(value)) collectStrings(v, out); }
 }
 
+/** Every string inside a tool result, joined: what the tool said. */
+function resultText(value: unknown): string {
+  const out: string[] = [];
+  collectStrings(value, out);
+  return out.join("\n");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading requests
 
@@ -158,7 +169,9 @@ function anthropicConversation(body: Json): Conversation {
       : asArray(m.content).filter(isObject);
     if (m.role === "user") {
       const results = blocks.filter((b) => b.type === "tool_result");
-      for (const r of results) turns.push({ kind: "result", id: String(r.tool_use_id) });
+      for (const r of results) {
+        turns.push({ kind: "result", id: String(r.tool_use_id), text: resultText(r.content) });
+      }
       if (results.length === 0 && blocks.some((b) => b.type === "text")) {
         turns.push({ kind: "user_text" });
       }
@@ -187,8 +200,9 @@ function chatConversation(body: Json): Conversation {
     if (!isObject(m)) continue;
     collectStrings(m.content, strings);
     if (m.role === "user") turns.push({ kind: "user_text" });
-    else if (m.role === "tool") turns.push({ kind: "result", id: String(m.tool_call_id) });
-    else if (m.role === "assistant") {
+    else if (m.role === "tool") {
+      turns.push({ kind: "result", id: String(m.tool_call_id), text: resultText(m.content) });
+    } else if (m.role === "assistant") {
       for (const c of asArray(m.tool_calls).filter(isObject)) {
         const fn = isObject(c.function) ? c.function : {};
         turns.push({ kind: "call", id: String(c.id), name: String(fn.name) });
@@ -246,7 +260,7 @@ function responsesConversation(body: Json): Conversation {
       const name = type === "tool_search_call" ? "tool_search" : String(item.name);
       turns.push({ kind: "call", id: String(item.call_id), name });
     } else if (typeof type === "string" && type.endsWith("_output")) {
-      turns.push({ kind: "result", id: String(item.call_id) });
+      turns.push({ kind: "result", id: String(item.call_id), text: resultText(item.output) });
     }
   }
   const tools = asArray(body.tools).filter(isObject).flatMap((t) => responsesTool(t));
@@ -277,7 +291,12 @@ function geminiConversation(body: Json): Conversation {
       const results = parts.filter((p) => isObject(p.functionResponse));
       for (const p of results) {
         const r = p.functionResponse as Json;
-        turns.push({ kind: "result", id: String(r.id ?? ""), name: String(r.name) });
+        turns.push({
+          kind: "result",
+          id: String(r.id ?? ""),
+          name: String(r.name),
+          text: resultText(r.response),
+        });
       }
       if (results.length === 0 && parts.some((p) => typeof p.text === "string")) {
         turns.push({ kind: "user_text" });
@@ -515,10 +534,17 @@ function matchesTool(t: ToolSpec, wanted: string): boolean {
 
 /** The full name of a deferred tool that the prompt mentions but the request does not offer. */
 function deferredToolName(strings: string[], wanted: string): string | undefined {
-  const pattern = new RegExp(`[\\w.-]*(?:__|_|-)${wanted.replace(/[^\w]/g, "\\$&")}\\b`);
-  for (const s of strings) {
-    const m = s.match(pattern);
-    if (m) return m[0];
+  const name = wanted.replace(/[^\w]/g, "\\$&");
+  // MCP tool names first: a plain "-<tool>" can also be part of a path in the prompt.
+  const patterns = [
+    new RegExp(`mcp__[\\w.-]+__${name}\\b`),
+    new RegExp(`[\\w.-]*(?:__|_|-)${name}\\b`),
+  ];
+  for (const pattern of patterns) {
+    for (const s of strings) {
+      const m = s.match(pattern);
+      if (m) return m[0];
+    }
   }
   return undefined;
 }
@@ -576,8 +602,11 @@ function decide(c: Conversation): Decision {
       delayMs += Number(step.sleep) || 0;
       continue;
     }
-    if ("say" in step) {
-      lastSay = String(step.say);
+    if ("say" in step || "echo" in step) {
+      const last = c.turns.findLast((t) => t.kind === "result" && !isSearchResult(t));
+      lastSay = "say" in step
+        ? String(step.say)
+        : `${step.echo}${last?.kind === "result" ? last.text ?? "" : ""}`;
       if (actions === done) return { reply: { kind: "text", text: lastSay }, delayMs };
       delayMs = 0;
       continue;

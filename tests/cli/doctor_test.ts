@@ -1,0 +1,126 @@
+/** `observal doctor`: each problem is reported with its fix. */
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startRegistry } from "../support/registry.ts";
+import { cli } from "../support/cli.ts";
+
+interface Check {
+  check: string;
+  status: string;
+  detail: string;
+  fix?: string;
+}
+
+function setup() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-doctor-")));
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  mkdirSync(join(root, ".codex"));
+  // The project is not the home folder, so project and user configs are different files.
+  const project = join(root, "project");
+  mkdirSync(project);
+  const env: Record<string, string> = {
+    HOME: root,
+    OBSERVAL_HOME: join(root, ".observal"),
+    PATH: `${bin}:/usr/bin:/bin`,
+    NO_COLOR: "1",
+  };
+  const program = (name: string, script: string) => {
+    writeFileSync(join(bin, name), script);
+    chmodSync(join(bin, name), 0o755);
+  };
+  return {
+    root,
+    project,
+    bin,
+    env,
+    program,
+    done: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+async function doctor(env: Record<string, string>, cwd: string) {
+  const r = await cli(["doctor", "--json"], { env, cwd });
+  return { code: r.code, body: JSON.parse(r.stdout) as { problems: number; checks: Check[] } };
+}
+
+Deno.test("doctor reports a broken observal-agents entry and how to fix it", async () => {
+  const s = setup();
+  try {
+    writeFileSync(
+      join(s.root, ".codex", "config.toml"),
+      '[mcp_servers.observal-agents]\ncommand = "/nowhere/observal"\nargs = ["delegate", "mcp"]\n',
+    );
+    const { code, body } = await doctor(s.env, s.project);
+    assert.equal(code, 1);
+    const broken = body.checks.find((c) => c.check.includes(".codex/config.toml"))!;
+    assert.equal(broken.status, "problem");
+    assert.match(broken.detail, /\/nowhere\/observal does not start the server/);
+    assert.equal(
+      broken.fix,
+      "Run `observal mcp install --harness codex --scope user` to point it at this observal",
+    );
+  } finally {
+    s.done();
+  }
+});
+
+Deno.test("doctor reports a Node on PATH too old for the observal command", async () => {
+  const s = setup();
+  try {
+    s.program("node", "#!/bin/sh\necho v20.11.1\n");
+    const { body } = await doctor(s.env, s.project);
+    const node = body.checks.find((c) => c.check === "node on PATH")!;
+    assert.equal(node.status, "problem");
+    assert.match(node.detail, /is v20\.11\.1/);
+    assert.match(node.fix!, /Node 22\.13 or newer first on PATH/);
+    s.program("node", "#!/bin/sh\necho v24.1.0\n");
+    const again = await doctor(s.env, s.project);
+    assert.equal(again.body.checks.find((c) => c.check === "node on PATH")!.status, "ok");
+  } finally {
+    s.done();
+  }
+});
+
+Deno.test("doctor reports missing harnesses with what to install, and an installed one with its version", async () => {
+  const s = setup();
+  try {
+    const none = await doctor(s.env, s.project);
+    const all = none.body.checks.find((c) => c.check === "harnesses")!;
+    assert.equal(all.status, "problem");
+    assert.match(all.fix!, /^Install one of: .*Claude Code \(claude\), Codex \(codex\)/);
+    const codex = none.body.checks.find((c) => c.check === "harness codex")!;
+    assert.equal(codex.status, "info");
+    assert.match(codex.fix!, /Install Codex so that codex is on PATH/);
+    s.program("codex", "#!/bin/sh\necho codex-cli 9.9.9\n");
+    const one = await doctor(s.env, s.project);
+    assert.equal(one.body.checks.find((c) => c.check === "harnesses"), undefined);
+    assert.match(
+      one.body.checks.find((c) => c.check === "harness codex")!.detail,
+      /codex-cli 9\.9\.9/,
+    );
+  } finally {
+    s.done();
+  }
+});
+
+Deno.test("doctor reports an API key the registry rejects", async () => {
+  const s = setup();
+  const registry = await startRegistry();
+  try {
+    const env = { ...s.env, OBSERVAL_SERVER_URL: registry.url, OBSERVAL_API_KEY: "obs_wrong" };
+    const { body } = await doctor(env, s.project);
+    const check = body.checks.find((c) => c.check === "registry")!;
+    assert.equal(check.status, "problem");
+    assert.match(check.detail, /rejected the API key/);
+    assert.match(check.fix!, /OBSERVAL_API_KEY to a valid key/);
+    const { key } = registry.user("dora");
+    const ok = await doctor({ ...env, OBSERVAL_API_KEY: key }, s.project);
+    assert.equal(ok.body.checks.find((c) => c.check === "registry")!.status, "ok");
+  } finally {
+    await registry.close();
+    s.done();
+  }
+});
