@@ -122,6 +122,10 @@ export const ObservalTaskMetaSchema = z.looseObject({
   /** How long the run may take. */
   timeoutSeconds: z.number().int().positive().optional(),
   patchPath: z.string().optional(),
+  /** The top of the caller's repository: where the patch applies. */
+  repository: z.string().optional(),
+  /** When the last reply was taken. */
+  repliedAt: z.string().optional(),
   notes: z.array(z.string()).optional(),
 });
 export type ObservalTaskMeta = z.infer<typeof ObservalTaskMetaSchema>;
@@ -163,4 +167,16 @@ export function textArtifact(name: string, text: string, mediaType?: string): Ar
 /** Short state name for people: `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
 export function stateLabel(state: TaskState): string {
   return state.slice("TASK_STATE_".length).toLowerCase().replace(/_/g, "-");
+}
+
+/**
+ * The command that applies a task's patch: from the repository's top, because `git apply`
+ * run in a subfolder skips the files outside it.
+ */
+export function applyCommand(meta: Pick<ObservalTaskMeta, "patchPath" | "repository">): string {
+  const path = meta.patchPath ?? "changes.patch";
+  const quote = (p: string) => /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`;
+  return meta.repository
+    ? `git -C ${quote(meta.repository)} apply ${quote(path)}`
+    : `git apply ${quote(path)}`;
 }

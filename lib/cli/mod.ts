@@ -24,7 +24,8 @@ const exitCodes = {
     ]);
     const add = (code: number, text: string) => lines.set(code, [...lines.get(code) ?? [], text]);
     for (const [category, { exit }] of Object.entries(CATEGORIES)) {
-      add(exit, category.replace(/_/g, " "));
+      // The reply-refused code gets its own sentence below.
+      if (exit !== TASK_EXIT.replyRefused) add(exit, category.replace(/_/g, " "));
     }
     add(TASK_EXIT.unsuccessful, "a delegated task failed, was rejected or was canceled");
     add(

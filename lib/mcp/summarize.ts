@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  applyCommand,
   type Artifact,
   isInterrupted,
   isTerminal,
@@ -126,7 +127,7 @@ function nextStep(task: Task): string | undefined {
   const path = task.metadata.observal.patchPath;
   if (path) {
     return "The changes were made in an isolated copy and have NOT been applied. Review them; " +
-      `to apply them, run \`git apply ${path}\` in the repository.`;
+      `to apply them, run \`${applyCommand(task.metadata.observal)}\`.`;
   }
   return undefined;
 }

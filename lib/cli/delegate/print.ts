@@ -1,5 +1,12 @@
 /** How a delegated task looks in a terminal, and the exit code it maps to. */
-import { isInterrupted, isTerminal, type Part, stateLabel, type Task } from "../../a2a/mod.ts";
+import {
+  applyCommand,
+  isInterrupted,
+  isTerminal,
+  type Part,
+  stateLabel,
+  type Task,
+} from "../../a2a/mod.ts";
 import type { Context } from "../../core/mod.ts";
 import { REPLY_REFUSED_EXIT } from "../../delegation/mod.ts";
 import { type Color, paint, progressLine, say, type Styled } from "../output.ts";
@@ -87,7 +94,7 @@ export function printTask(ctx: Context, task: Task): void {
   for (const artifact of task.artifacts ?? []) {
     if (artifact.name === "changes.patch" && meta.patchPath) {
       say(ctx, `Proposed changes (not applied): ${meta.patchPath}`);
-      say(ctx, `Apply with: git apply ${meta.patchPath}`);
+      say(ctx, `Apply with: ${applyCommand(meta)}`);
       continue;
     }
     say(ctx);
