@@ -187,6 +187,14 @@ export class DelegationService {
     });
   }
 
+  /** Which registry calls go to, and whether they are signed in (the embedded one always is). */
+  registryAccess(): { kind: "embedded" } | { kind: "remote"; url: string; signedIn: boolean } {
+    const target = serverTarget(this.#d.ctx);
+    return target.kind === "embedded"
+      ? target
+      : { kind: "remote", url: target.url, signedIn: target.apiKey !== undefined };
+  }
+
   /** Approved, delegable agents that match a task description. */
   async find(text: string, limit = 5): Promise<FoundAgent[]> {
     if (!text.trim()) {

@@ -18,6 +18,29 @@ function sentence(text: string): string {
   return /[.!?:]$/.test(t) ? t : `${t}.`;
 }
 
+/** The tool a model calls instead of each CLI command a remediation may name. */
+const TOOL_FOR_COMMAND: Array<[RegExp, string]> = [
+  [/observal delegate find\b/, "Call find_agents to choose an approved agent"],
+  [/observal delegate (status|list)\b/, "Call get_task with the task_id from delegate"],
+  [/observal delegate reply\b/, "Call delegate with the task_id and your answer"],
+  [/observal delegate cancel\b/, "Call cancel_task with the task_id"],
+  [/observal delegate run\b/, "Call delegate with an agent from find_agents"],
+];
+
+/**
+ * The next step for a model: a refusal's remediation when it names no command, else the
+ * tool that does the same; a step only a person can take (approving an agent, installing
+ * a harness) becomes "choose another agent or do it yourself".
+ */
+function nextStep(err: ObservalError): string | undefined {
+  const remediation = err.remediation;
+  if (!remediation || !/`?observal\s/.test(remediation)) return remediation;
+  for (const [pattern, step] of TOOL_FOR_COMMAND) {
+    if (pattern.test(remediation)) return step;
+  }
+  return "Call find_agents to choose another agent, or do this part of the task yourself";
+}
+
 /** Runs one tool's work and turns any failure into an `isError` result. */
 export async function toolResult(
   tool: string,
@@ -28,9 +51,8 @@ export async function toolResult(
     return textResult(await work());
   } catch (err) {
     if (err instanceof ObservalError) {
-      const text = err.remediation
-        ? `${sentence(err.message)}\n${sentence(err.remediation)}`
-        : sentence(err.message);
+      const next = nextStep(err);
+      const text = next ? `${sentence(err.message)}\n${sentence(next)}` : sentence(err.message);
       return { ...textResult(text), isError: true };
     }
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);

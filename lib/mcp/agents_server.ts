@@ -102,7 +102,16 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async (args) => {
     const agents = await service.find(args.task, args.limit);
-    return agents.length === 0 ? NO_MATCH : JSON.stringify({ agents }, null, 2);
+    if (agents.length > 0) return JSON.stringify({ agents }, null, 2);
+    const access = service.registryAccess();
+    // An anonymous caller sees public agents only: an empty answer may mean "not signed in".
+    if (access.kind === "remote" && !access.signedIn) {
+      return `No agent matched, but observal-agents is not signed in to the registry at ${access.url}, ` +
+        "so it sees only public agents. Ask the user to set OBSERVAL_API_KEY in the env of the " +
+        "observal-agents entry in this harness's MCP config (or api_key in " +
+        "$OBSERVAL_HOME/config.json) and restart the session. Meanwhile, do this part yourself.";
+    }
+    return NO_MATCH;
   });
 
   addTool("delegate", {

@@ -138,6 +138,17 @@ Deno.test("observal delegate mcp turns refusals into tool errors that say what t
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /No delegated task with id/);
     assert.match(unknown.text, /\n\S/, "the next step follows the message");
+    // The next step names a tool, never a command the model cannot run.
+    assert.match(unknown.text, /Call get_task with the task_id from delegate/);
+    assert.doesNotMatch(unknown.text, /observal /);
+
+    const missing = await s.call("delegate", {
+      agent: "urn:air:observal.local:a2a:nobody",
+      message: "Write the docs",
+    });
+    assert.equal(missing.isError, true);
+    assert.match(missing.text, /Call find_agents/);
+    assert.doesNotMatch(missing.text, /observal /);
 
     const noAgent = await s.call("delegate", { message: "Write the docs" });
     assert.equal(noAgent.isError, true);
