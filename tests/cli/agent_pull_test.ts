@@ -145,6 +145,11 @@ Deno.test("agent pull merges into an existing Codex config, keeping the user's c
     assert.deepEqual(data.profiles, { fast: { model: "gpt-5-mini" } });
     assert.deepEqual(Object.keys(data.mcp_servers), ["docs", "git", "observal-agents"]);
     assert.equal(data.mcp_servers.git.command, "npx");
+    // observal-agents starts the observal that pulled it, by absolute path, with its home.
+    const delegation = data.mcp_servers["observal-agents"];
+    assert.equal(delegation.command, Deno.execPath());
+    assert.deepEqual(delegation.args.slice(-4), ["delegate", "mcp", "--harness", "codex"]);
+    assert.equal(delegation.env.OBSERVAL_HOME, s.observalHome);
     assert.equal(Deno.statSync(config).mode! & 0o777, 0o640);
 
     const [entry] = lockedAgents(s, "codex");

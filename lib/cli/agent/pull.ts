@@ -13,7 +13,10 @@ import {
   type Context,
   isoSeconds,
   ObservalError,
+  selfLauncher,
+  serverEnv,
   serverTarget,
+  VERSION,
 } from "../../core/mod.ts";
 import {
   AGENT_NAME_PATTERN,
@@ -24,6 +27,7 @@ import {
   InstallResponseSchema,
   normalizeHarness,
   type Scope,
+  withDelegationLauncher,
   writeFileAtomic,
   writeSnippet,
   type WriteSnippetResult,
@@ -301,6 +305,12 @@ export const pullCommand: Command = {
       short: "n",
       description: "Show what would be written and run, write nothing",
     },
+    launcher: {
+      type: "string",
+      value: "self|npx",
+      description: "How the observal-agents server starts: this observal (default), or npx",
+      default: "self",
+    },
   },
   details: `AGENT is a registry reference: namespace/name, a UUID or an identifier (urn:air:...).
 MCP config files are merged: your other servers and settings stay. Claude Code's servers are
@@ -322,7 +332,17 @@ Examples:
       ctx,
       (client) => fetchInstall(client, o, lock, registry),
     );
-    const result = await writeSnippet(install.config_snippet, {
+    const launcher = str(inv, "launcher");
+    if (launcher !== "self" && launcher !== "npx") {
+      throw new ObservalError("USAGE", `--launcher must be self or npx, not "${launcher}"`);
+    }
+    // The install names a placeholder for observal-agents; only here is it known how
+    // observal is installed on this machine.
+    const snippet = withDelegationLauncher(install.config_snippet, o.facts.key, {
+      command: selfLauncher(launcher, { version: VERSION, home: ctx.home }),
+      env: serverEnv(ctx),
+    });
+    const result = await writeSnippet(snippet, {
       targetDir: o.targetDir,
       scope: o.scope,
       home: o.home,
