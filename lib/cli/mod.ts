@@ -10,6 +10,7 @@ import { agentGroup } from "./agent/mod.ts";
 import { mcpGroup } from "./mcp/mod.ts";
 import { sessionsGroup } from "./sessions.ts";
 import { doctorCommand } from "./doctor.ts";
+import { reconcileCommand } from "./reconcile.ts";
 import { TASK_EXIT } from "./delegate/print.ts";
 import { note, paint, printJsonError, say } from "./output.ts";
 
@@ -57,6 +58,7 @@ Run \`observal help exit-codes\` for exit codes.`,
     registryGroup,
     sessionsGroup,
     doctorCommand,
+    reconcileCommand,
     { name: "help", summary: "Help topics", commands: [exitCodes] },
   ],
 };

@@ -13,3 +13,9 @@ export { runLocal } from "./local_run.ts";
 export { type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
 export { runWorker } from "./worker.ts";
 export { detachedLauncher, type LaunchWorker, readPid, workerAlive } from "./worker_process.ts";
+export {
+  reconcile,
+  reconcileLines,
+  type ReconcileOptions,
+  type ReconcileReport,
+} from "./reconcile.ts";

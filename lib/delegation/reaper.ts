@@ -5,7 +5,7 @@
  * settled tasks are removed once nothing of ours runs in them.
  * @module
  */
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isFinal, type Task } from "../a2a/mod.ts";
 import type { Context } from "../core/mod.ts";
 import { matchProcess, signalGroup } from "../process/mod.ts";
@@ -23,13 +23,21 @@ export type Reaped = "nothing" | "removed" | "killed" | "left";
  * workspace. A child that cannot be proven ours is left running, and its workspace with
  * it, until a later sweep finds it gone.
  */
-export function reapTask(store: TaskStore, task: Task, home: string): Reaped {
+export function reapTask(
+  store: TaskStore,
+  task: Task,
+  home: string,
+  options: { dryRun?: boolean } = {},
+): Reaped {
   const meta = task.metadata.observal;
   const root = meta.workspaceRoot;
   let result: Reaped = "nothing";
   if (meta.childPid !== undefined) {
     const match = matchProcess(meta.childPid, meta.childStartTime, root);
     if (match === "unproven") return "left";
+    if (options.dryRun) {
+      return match === "ours" ? "killed" : root && existsSync(root) ? "removed" : "nothing";
+    }
     if (match === "ours") {
       // It leads its own process group: the group signal takes its children too.
       signalGroup(meta.childPid, "SIGKILL");
@@ -42,7 +50,10 @@ export function reapTask(store: TaskStore, task: Task, home: string): Reaped {
       return { ...t, metadata: { ...t.metadata, observal } };
     });
   }
-  if (root && removeWorkspace(root, home) && result === "nothing") result = "removed";
+  if (options.dryRun) return root && existsSync(root) ? "removed" : "nothing";
+  if (root && existsSync(root) && removeWorkspace(root, home) && result === "nothing") {
+    result = "removed";
+  }
   return result;
 }
 
@@ -55,21 +66,22 @@ export function sweepWorkspaces(
   ctx: Pick<Context, "home" | "clock">,
   store: TaskStore,
   settle: (task: Task) => Task,
-): { root: string; reaped: Reaped }[] {
-  const out: { root: string; reaped: Reaped }[] = [];
+  options: { dryRun?: boolean } = {},
+): { root: string; taskId?: string; reaped: Reaped }[] {
+  const out: { root: string; taskId?: string; reaped: Reaped }[] = [];
   for (const root of listWorkspaceRoots(ctx.home)) {
     try {
       const owner = store.findByWorkspace(root);
       if (!owner) {
         const age = ctx.clock.now().getTime() - statSync(root).mtimeMs;
-        if (age > ORPHAN_WORKSPACE_MS && removeWorkspace(root, ctx.home)) {
+        if (age > ORPHAN_WORKSPACE_MS && (options.dryRun || removeWorkspace(root, ctx.home))) {
           out.push({ root, reaped: "removed" });
         }
         continue;
       }
       const task = settle(owner);
       if (!isFinal(task.status.state)) continue;
-      out.push({ root, reaped: reapTask(store, task, ctx.home) });
+      out.push({ root, taskId: task.id, reaped: reapTask(store, task, ctx.home, options) });
     } catch { /* one bad workspace must not stop the sweep; the next one retries */ }
   }
   return out;

@@ -522,17 +522,8 @@ export class DelegationService {
   get(id: string): Task {
     const { store, ctx } = this.#d;
     const task = store.require(id);
-    if (isFinal(task.status.state)) return task;
-    const pid = this.#workerPid(id);
-    const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
-    const grace = this.#d.workerStartMs ?? WORKER_START_MS;
-    const dead = pid !== undefined
-      ? !workerAlive(pid, id)
-      : ctx.clock.now().getTime() - started > grace;
-    if (!dead) return task;
-    const message = pid !== undefined
-      ? "The delegation worker stopped unexpectedly."
-      : `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
+    const message = this.workerGone(task);
+    if (message === undefined) return task;
     // The worker may have finished between the read above and the probe: settle only a
     // task that is still not final.
     const settled = store.update(id, (t) =>
@@ -551,6 +542,23 @@ export class DelegationService {
       } catch { /* the next sweep retries */ }
     }
     return store.require(id);
+  }
+
+  /**
+   * Why a task that is not final has no worker any more (it died, or never started within
+   * the grace period), or undefined while its worker lives, or for a final task. Changes
+   * nothing; {@linkcode DelegationService.get} settles such a task.
+   */
+  workerGone(task: Task): string | undefined {
+    if (isFinal(task.status.state)) return undefined;
+    const pid = this.#workerPid(task.id);
+    if (pid !== undefined) {
+      return workerAlive(pid, task.id) ? undefined : "The delegation worker stopped unexpectedly.";
+    }
+    const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
+    const grace = this.#d.workerStartMs ?? WORKER_START_MS;
+    if (this.#d.ctx.clock.now().getTime() - started <= grace) return undefined;
+    return `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
   }
 
   /**

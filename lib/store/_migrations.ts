@@ -33,4 +33,8 @@ export const MIGRATIONS: readonly string[] = [
     WHERE pending_reply IS NOT NULL;
   ALTER TABLE tasks ADD COLUMN worker_pid INTEGER;
   `,
+  // Tasks a worker still owns are found by state (reconcile, sweeps).
+  `
+  CREATE INDEX IF NOT EXISTS tasks_state ON tasks(state);
+  `,
 ];

@@ -17,5 +17,10 @@ export const FIND_BY_CHILD_SESSION =
   "SELECT id, doc FROM tasks WHERE child_session_id = ? ORDER BY rowid DESC LIMIT 1";
 export const FIND_BY_WORKSPACE =
   "SELECT id, doc FROM tasks WHERE workspace_root = ? ORDER BY rowid DESC LIMIT 1";
+/** Tasks a worker owns: submitted or working (the states a dead worker leaves behind). */
+export const SELECT_RUNNING =
+  "SELECT id, doc FROM tasks WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') LIMIT ?";
+// Most tasks are settled: the age range is the selective part ("+state" keeps the planner
+// on the updated_at index rather than the state index).
 export const PRUNE_SETTLED =
-  `DELETE FROM tasks WHERE updated_at < ? AND state IN (${SETTLED}) RETURNING id`;
+  `DELETE FROM tasks WHERE updated_at < ? AND +state IN (${SETTLED}) RETURNING id`;

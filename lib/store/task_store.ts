@@ -335,6 +335,19 @@ export class TaskStore {
     return row.n;
   }
 
+  /**
+   * Tasks a worker still owns (submitted or working): the ones a dead worker may have left
+   * behind.
+   *
+   * @param limit how many at most @default 1000
+   */
+  running(limit = 1000): Task[] {
+    const rows = this.#guard(() =>
+      this.#db.prepare(Q.SELECT_RUNNING).all(limit) as unknown as DocRow[]
+    );
+    return rows.map((r) => parseStoredTask(r.id, r.doc));
+  }
+
   /** The newest task whose child harness session is `sessionId`, if any. */
   findByChildSession(sessionId: string): Task | undefined {
     return this.#findBy(Q.FIND_BY_CHILD_SESSION, sessionId);

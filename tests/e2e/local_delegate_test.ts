@@ -5,7 +5,14 @@
  * covers the run's rules and its faults quickly and deterministically.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { pidExists, processIdentity } from "../../lib/process/mod.ts";
@@ -376,6 +383,65 @@ Deno.test("sessions attribute names the delegated agent by session id or workspa
     const none = await pg.json(["sessions", "attribute", "--cwd", pg.repo]);
     assert.deepEqual(none.body, { attributed: false });
   } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("reconcile --dry-run says what it would do; reconcile settles, reaps, removes and prunes", async () => {
+  const pg = await setup();
+  let child: number | undefined;
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+      env: { FAKE_ACTIONS: "sleep 60" },
+    });
+    const id = String(r.body.id);
+    const running = await waitFor(pg, id, (t) => t.metadata.observal.childStartTime !== undefined);
+    child = running.metadata.observal.childPid!;
+    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
+    Deno.kill(worker, "SIGKILL");
+    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    appendFileSync(
+      join(pg.home, "capability_lock.jsonl"),
+      '{"ts":"2020-01-01T00:00:00Z","kind":"agent","mode":"delegated","source":"delegate"}\n',
+    );
+
+    const dry = await pg.json(["reconcile", "--dry-run"]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(dry.body.settled, [
+      { task_id: id, reason: "The delegation worker stopped unexpectedly." },
+    ]);
+    assert.deepEqual(dry.body.workspaces, [
+      { root: running.metadata.observal.workspaceRoot, task_id: id, action: "killed" },
+    ]);
+    // Nothing changed.
+    assert.ok(pidExists(child));
+    assert.equal(workspaces(pg).length, 1);
+    const store = openTaskStore({ home: pg.home, clock: systemClock });
+    try {
+      assert.equal(store.require(id).status.state, "TASK_STATE_WORKING");
+    } finally {
+      store.close();
+    }
+
+    const done = await pg.json(["reconcile"]);
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal((done.body.settled as unknown[]).length, 1);
+    assert.equal((done.body.workspaces as Array<{ action: string }>)[0].action, "killed");
+    for (let i = 0; i < 100 && pidExists(child); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(pidExists(child), false);
+    assert.deepEqual(workspaces(pg), []);
+    assert.equal((done.body.pruned as { lock_lines: number }).lock_lines, 1);
+    const sessions = done.body.sessions as Array<Record<string, string>>;
+    assert.equal(sessions[0].task_id, id);
+    assert.equal(sessions[0].child_session_id, running.metadata.observal.childSessionId);
+    assert.equal(sessions[0].agent_id, pg.agentId);
+    const human = await pg.observal(["reconcile"]);
+    assert.match(
+      human.stdout,
+      new RegExp(`session \\S+ \\(claude-code\\) belongs to agent ${pg.agentId}`),
+    );
+  } finally {
+    killIfAlive(child);
     await pg.close();
   }
 });

@@ -25,6 +25,7 @@ Deno.test("TaskStore queries use indexes rather than scanning the table", () => 
       [Q.FIND_BY_CHILD_SESSION, "s1", /SEARCH tasks USING INDEX tasks_child_session_id/],
       [Q.FIND_BY_WORKSPACE, "/w1", /SEARCH tasks USING INDEX tasks_workspace_root/],
       [Q.PRUNE_SETTLED, "2026-01-01T00:00:00.000Z", /SEARCH tasks USING INDEX tasks_updated_at/],
+      [Q.SELECT_RUNNING, "100", /SEARCH tasks USING INDEX tasks_state/],
     ];
     for (const [sql, param, expected] of searches) {
       const detail = plan(db, sql, param);

@@ -6,6 +6,7 @@ import { isFinal, isTerminal, type Part, stateLabel, type Task } from "../../a2a
 import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
 import { MAX_MESSAGE_CHARS, runWorker } from "../../delegation/mod.ts";
 import { recoverTaskStore } from "../../store/mod.ts";
+import { pruneCapabilityLock } from "../../telemetry/mod.ts";
 import { type Command, type Group, int, type Invocation, str } from "../command.ts";
 import { note, paint, printJson, printTable, say } from "../output.ts";
 import { clip } from "../registry/_client.ts";
@@ -337,13 +338,25 @@ const prune: Command = {
     const days = int(inv, "older-than", 0, 3650);
     const before = new Date(ctx.clock.now().getTime() - days * 86_400_000);
     const out = await withService(ctx, ({ store }) => Promise.resolve(store.prune({ before })));
-    if (inv.json) return printJson(ctx, { ...out, before: before.toISOString() });
+    // Capability-lock lines are kept for their own fixed period, whatever --older-than says.
+    const lock = pruneCapabilityLock(ctx.home, { now: ctx.clock.now() });
+    if (inv.json) {
+      return printJson(ctx, { ...out, lock_lines: lock.removed, before: before.toISOString() });
+    }
     say(
       ctx,
       `Removed ${out.removed} settled task${out.removed === 1 ? "" : "s"} older than ${days} days.`,
     );
     if (out.orphans > 0) {
       say(ctx, `Removed ${out.orphans} task folder${out.orphans === 1 ? "" : "s"} no task owns.`);
+    }
+    if (lock.removed > 0) {
+      say(
+        ctx,
+        `Removed ${lock.removed} capability-lock line${
+          lock.removed === 1 ? "" : "s"
+        } older than 30 days.`,
+      );
     }
   },
 };
