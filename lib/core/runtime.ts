@@ -17,6 +17,16 @@ interface DenoLike {
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno as DenoLike | undefined;
 
+/** Whether this is a Node single executable (its script is built in, as argv[1] shows). */
+function isNodeSea(): boolean {
+  if (deno || !process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(process.execPath);
+  } catch {
+    return false;
+  }
+}
+
 /** The runtime and its version, for `--version` and diagnostics. */
 export function runtimeName(): string {
   return deno ? `deno ${deno.version.deno}` : `node ${process.versions.node}`;
@@ -37,7 +47,11 @@ export interface SelfPermissions {
  * itself, `deno run` gets the narrowest permissions asked for, Node runs the same script.
  */
 export function selfCommand(args: readonly string[], perms: SelfPermissions = {}): string[] {
-  if (!deno) return [process.execPath, ...process.execArgv, process.argv[1], ...args];
+  if (!deno) {
+    // A Node single executable is its own script: it runs with just its arguments.
+    if (isNodeSea()) return [process.execPath, ...args];
+    return [process.execPath, ...process.execArgv, process.argv[1], ...args];
+  }
   const exec = deno.execPath();
   // A compiled binary is not named deno; its permissions were fixed at compile time.
   if (!/^deno(\.exe)?$/i.test(basename(exec))) return [exec, ...args];
@@ -77,7 +91,9 @@ export function selfLauncher(
   options: { version: string; home: string },
 ): string[] {
   if (kind === "npx") return ["npx", "-y", `observal@${options.version}`];
-  if (!deno) return [process.execPath, realpathSync(process.argv[1])];
+  if (!deno) {
+    return isNodeSea() ? [process.execPath] : [process.execPath, realpathSync(process.argv[1])];
+  }
   const exec = deno.execPath();
   if (!/^deno(\.exe)?$/i.test(basename(exec))) return [exec];
   // The server reads wherever the harness runs it and launches workers with their own,
