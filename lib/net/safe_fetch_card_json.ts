@@ -3,7 +3,7 @@ import { clip } from "./_http_url.ts";
 import { nodeRequest } from "./node_request.ts";
 import type { RawResponse, Requester } from "./requester.ts";
 import { safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
-import type { SafeJson } from "./safe_fetch_json.ts";
+import { parseJsonBody, type SafeJson } from "./safe_fetch_json.ts";
 
 const DEFAULT_MAX_BYTES = 256 * 1024;
 
@@ -77,17 +77,7 @@ export async function safeFetchCardJson(
       },
     );
   }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(response.body);
-  } catch (err) {
-    throw notJson(label, response.url, "it is not valid UTF-8", err);
-  }
-  try {
-    return { url: response.url, json: JSON.parse(text), bytes: response.body };
-  } catch (err) {
-    throw notJson(label, response.url, (err as Error).message, err);
-  }
+  return parseJsonBody(response, (reason, cause) => notJson(label, response.url, reason, cause));
 }
 
 /**

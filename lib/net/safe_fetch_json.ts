@@ -49,16 +49,27 @@ export async function safeFetchJson(url: string, options: SafeFetchOptions): Pro
       },
     );
   }
+  return parseJsonBody(response, (reason, cause) => notJson(label, response.url, reason, cause));
+}
+
+/**
+ * A 200 answer's body as JSON: UTF-8 (strict) and parseable, or the error `refuse` makes
+ * from the reason.
+ */
+export function parseJsonBody(
+  response: { url: string; body: Uint8Array },
+  refuse: (reason: string, cause: unknown) => ObservalError,
+): SafeJson {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(response.body);
   } catch (err) {
-    throw notJson(label, response.url, "it is not valid UTF-8", err);
+    throw refuse("it is not valid UTF-8", err);
   }
   try {
     return { url: response.url, json: JSON.parse(text), bytes: response.body };
   } catch (err) {
-    throw notJson(label, response.url, (err as Error).message, err);
+    throw refuse((err as Error).message, err);
   }
 }
 

@@ -110,7 +110,8 @@ function isRealDir(path: string): boolean {
   }
 }
 
-function exists(path: string): boolean {
+/** Whether anything (a file, a folder, a link, even a dangling one) is at `path`. */
+export function exists(path: string): boolean {
   try {
     lstatSync(path);
     return true;

@@ -243,3 +243,23 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/**
+ * Patch flags that fix the output whatever the repository's config says (the user's, or
+ * what an agent set in its copy: diff.noprefix, diff.external, color.ui...): plain a/ b/
+ * prefixes, full blob ids, binary data inline, three lines of context, no renames, no
+ * colour, no external or textconv drivers, no order file.
+ */
+export const PATCH_FORMAT: readonly string[] = [
+  "--binary",
+  "--full-index",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--no-renames",
+  "--no-relative",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "-U3",
+  "-O/dev/null",
+];

@@ -9,7 +9,15 @@ import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { ObservalError, toObservalError } from "../core/mod.ts";
 import { gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
-import { formatBytes, GIT_TIMEOUT_MS, gitEnv, nulFields, runGit, text } from "./_git.ts";
+import {
+  formatBytes,
+  GIT_TIMEOUT_MS,
+  gitEnv,
+  nulFields,
+  PATCH_FORMAT,
+  runGit,
+  text,
+} from "./_git.ts";
 import { copySettings } from "./_settings.ts";
 import { copyUntracked, SafeDirs } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
@@ -172,27 +180,12 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     })(),
     // The caller's uncommitted work as a patch in a fixed format, whatever the user's diff
     // settings; plumbing, so nothing is refreshed or written. Submodules stay as committed.
-    caller([
-      "diff-index",
-      "-p",
-      "--binary",
-      "--full-index",
-      "--no-color",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-renames",
-      "--no-relative",
-      "--ignore-submodules=all",
-      "--src-prefix=a/",
-      "--dst-prefix=b/",
-      "-U3",
-      "-O/dev/null",
-      from,
-      "--",
-    ]).catch((err: unknown) => {
-      signal?.throwIfAborted();
-      return err instanceof ObservalError ? err : toObservalError(err);
-    }),
+    caller(["diff-index", "-p", ...PATCH_FORMAT, "--ignore-submodules=all", from, "--"]).catch(
+      (err: unknown) => {
+        signal?.throwIfAborted();
+        return err instanceof ObservalError ? err : toObservalError(err);
+      },
+    ),
     caller(["ls-files", "-z", "--others", "--exclude-standard"]).then(nulFields),
   ]);
 

@@ -5,6 +5,7 @@
 import { chmodSync, lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { ObservalError } from "../core/mod.ts";
+import { exists } from "./_copy.ts";
 import { isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 
 /**
@@ -73,15 +74,6 @@ function makeWritable(dir: string): void {
     }
   } catch {
     // Best effort; whatever is left shows in the return value.
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

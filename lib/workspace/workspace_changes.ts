@@ -2,6 +2,7 @@
  * What the agent changed in its copy, as a patch the caller can `git apply`.
  * @module
  */
+import { PATCH_FORMAT } from "./_git.ts";
 import { ObservalError } from "../core/mod.ts";
 import { assertOwnGitDir, gitInCopy, indexFile, recordTree } from "./_copy.ts";
 import { formatBytes, nulFields } from "./_git.ts";
@@ -16,23 +17,6 @@ export interface WorkspaceChangesOptions {
   maxPatchBytes?: number;
   signal?: AbortSignal;
 }
-
-// Fixed output whatever the copy's config says (the agent may have set diff.noprefix,
-// diff.external, color.ui...): plain a/ b/ prefixes, full blob ids, binary data inline,
-// three lines of context, no renames, no colour, no external or textconv drivers.
-const PATCH_FORMAT = [
-  "--binary",
-  "--full-index",
-  "--no-color",
-  "--no-ext-diff",
-  "--no-textconv",
-  "--no-renames",
-  "--no-relative",
-  "--src-prefix=a/",
-  "--dst-prefix=b/",
-  "-U3",
-  "-O/dev/null",
-];
 
 const NOTHING: ChangeStat = { files: 0, insertions: 0, deletions: 0 };
 

@@ -59,6 +59,25 @@ function workspaces(pg: LocalPlayground): string[] {
   return existsSync(ws) ? readdirSync(ws) : [];
 }
 
+/**
+ * Starts a delegation whose child runs `actions`, waits until its start time is recorded,
+ * then kills its worker with SIGKILL, leaving the child running alone.
+ */
+async function orphanChild(
+  pg: LocalPlayground,
+  actions: string,
+): Promise<{ id: string; running: Task; child: number }> {
+  const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
+    env: { FAKE_ACTIONS: actions },
+  });
+  const id = String(r.body.id);
+  const running = await waitFor(pg, id, (t) => t.metadata.observal.childStartTime !== undefined);
+  const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
+  Deno.kill(worker, "SIGKILL");
+  while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+  return { id, running, child: running.metadata.observal.childPid! };
+}
+
 Deno.test("delegate run: a registry Agent edits a copy and its changes come back as a patch", async () => {
   const pg = await setup();
   try {
@@ -198,15 +217,9 @@ Deno.test("kill -9 of the worker mid-run: status settles it, kills the child, re
   const pg = await setup();
   let child: number | undefined;
   try {
-    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
-      env: { FAKE_ACTIONS: "sleep 60" },
-    });
-    const id = String(r.body.id);
-    const running = await waitFor(pg, id, (t) => t.metadata.observal.childPid !== undefined);
-    child = running.metadata.observal.childPid!;
-    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
-    Deno.kill(worker, "SIGKILL");
-    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    const orphan = await orphanChild(pg, "sleep 60");
+    const id = orphan.id;
+    child = orphan.child;
     assert.ok(pidExists(child), "the child outlives its worker");
     const s = await pg.json(["delegate", "status", id]);
     assert.equal((s.body as unknown as Task).status.state, "TASK_STATE_FAILED");
@@ -230,15 +243,9 @@ Deno.test("a child that cannot be proven ours is left alone; its copy goes once 
   let child: number | undefined;
   try {
     const flag = join(pg.root, "release");
-    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
-      env: { FAKE_ACTIONS: `while [ ! -e '${flag}' ]; do sleep 0.05; done` },
-    });
-    const id = String(r.body.id);
-    const running = await waitFor(pg, id, (t) => t.metadata.observal.childStartTime !== undefined);
-    child = running.metadata.observal.childPid!;
-    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
-    Deno.kill(worker, "SIGKILL");
-    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    const orphan = await orphanChild(pg, `while [ ! -e '${flag}' ]; do sleep 0.05; done`);
+    const id = orphan.id;
+    child = orphan.child;
     // As if the pid had been reused: the recorded start time no longer matches.
     const store = openTaskStore({ home: pg.home, clock: systemClock });
     try {
@@ -391,15 +398,8 @@ Deno.test("reconcile --dry-run says what it would do; reconcile settles, reaps, 
   const pg = await setup();
   let child: number | undefined;
   try {
-    const r = await pg.json(["delegate", "run", pg.identifier, "Long", "--wait", "0"], {
-      env: { FAKE_ACTIONS: "sleep 60" },
-    });
-    const id = String(r.body.id);
-    const running = await waitFor(pg, id, (t) => t.metadata.observal.childStartTime !== undefined);
-    child = running.metadata.observal.childPid!;
-    const worker = Number(readFileSync(join(pg.home, "delegations", id, "worker.pid"), "utf8"));
-    Deno.kill(worker, "SIGKILL");
-    while (pidExists(worker)) await new Promise((res) => setTimeout(res, 20));
+    const { id, running, child: orphan } = await orphanChild(pg, "sleep 60");
+    child = orphan;
     appendFileSync(
       join(pg.home, "capability_lock.jsonl"),
       '{"ts":"2020-01-01T00:00:00Z","kind":"agent","mode":"delegated","source":"delegate"}\n',
