@@ -100,4 +100,77 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, version)
   );
   `,
+  `
+  -- Publish and install find an agent by namespace/name: an indexed equality instead of a
+  -- LIKE over native_ref, which read every row.
+  ALTER TABLE entries ADD COLUMN agent_ref TEXT GENERATED ALWAYS AS (
+    CASE WHEN source_kind = 'native' THEN substr(native_ref, 1, instr(native_ref, '@') - 1) END
+  ) VIRTUAL;
+  CREATE INDEX entries_agent_ref ON entries(agent_ref) WHERE agent_ref IS NOT NULL;
+  -- Who may see an entry, in a few bytes per row: search checks it for every index row it
+  -- reads, without touching the (large) entry row itself.
+  CREATE INDEX entries_visibility ON entries(rowid, tombstoned, lifecycle, visibility, owner_id,
+    team_id);
+
+  -- Search reads bounded runs of this index instead of ranking every full-text match: one
+  -- row per distinct word of an entry's searchable fields, ordered within the word by rank
+  -- (best field, then approval and recommendation; see search.ts), newest entry first.
+  -- obs_search_terms() computes the rows; search.ts registers it on every connection and
+  -- fills the table for entries written before it existed.
+  CREATE TABLE search_terms (
+    term TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    entry INTEGER NOT NULL,
+    PRIMARY KEY (term, rank, entry)
+  ) WITHOUT ROWID;
+  -- An entry's words: which other query words a candidate holds, and removal.
+  CREATE INDEX search_terms_entry ON search_terms(entry, term);
+  -- How many entries hold each word: picks the rarest word and a prefix's commonest words.
+  CREATE TABLE search_vocab (
+    term TEXT PRIMARY KEY,
+    entries INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE search_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  CREATE TRIGGER entries_terms_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO search_terms(term, rank, entry)
+    SELECT t.value ->> 0, t.value ->> 1, new.rowid
+    FROM json_each(obs_search_terms(new.display_name, new.search_queries,
+      new.search_capabilities, new.description, new.lifecycle, new.recommended)) t;
+    INSERT INTO search_vocab(term, entries)
+    SELECT term, 1 FROM search_terms WHERE entry = new.rowid
+    ON CONFLICT(term) DO UPDATE SET entries = entries + 1;
+  END;
+  CREATE TRIGGER entries_terms_ad AFTER DELETE ON entries BEGIN
+    UPDATE search_vocab SET entries = entries - 1
+    WHERE term IN (SELECT term FROM search_terms WHERE entry = old.rowid);
+    DELETE FROM search_terms WHERE entry = old.rowid;
+  END;
+  CREATE TRIGGER entries_terms_au AFTER UPDATE OF display_name, search_queries,
+    search_capabilities, description, lifecycle, recommended ON entries
+  WHEN old.display_name IS NOT new.display_name OR old.search_queries IS NOT new.search_queries
+    OR old.search_capabilities IS NOT new.search_capabilities
+    OR old.description IS NOT new.description OR old.lifecycle IS NOT new.lifecycle
+    OR old.recommended IS NOT new.recommended
+  BEGIN
+    UPDATE search_vocab SET entries = entries - 1
+    WHERE term IN (SELECT term FROM search_terms WHERE entry = old.rowid);
+    DELETE FROM search_terms WHERE entry = old.rowid;
+    INSERT INTO search_terms(term, rank, entry)
+    SELECT t.value ->> 0, t.value ->> 1, new.rowid
+    FROM json_each(obs_search_terms(new.display_name, new.search_queries,
+      new.search_capabilities, new.description, new.lifecycle, new.recommended)) t;
+    INSERT INTO search_vocab(term, entries)
+    SELECT term, 1 FROM search_terms WHERE entry = new.rowid
+    ON CONFLICT(term) DO UPDATE SET entries = entries + 1;
+  END;
+
+  -- The full-text index is replaced by search_terms.
+  DROP TRIGGER entries_ai;
+  DROP TRIGGER entries_ad;
+  DROP TRIGGER entries_au;
+  DROP TABLE entries_fts;
+  `,
 ];

@@ -19,6 +19,7 @@ import {
   entryNotFound,
   type EntryRow,
   getVisibleEntry,
+  loadAgentByRef,
   loadEntry,
   VISIBILITY_TO_STORED,
   VISIBILITY_TO_WIRE,
@@ -121,9 +122,7 @@ export function publishAgent(
   const visibility = VISIBILITY_TO_STORED[body.visibility];
   const { db } = state;
   return transaction(db, () => {
-    const existing = db.prepare(
-      "SELECT * FROM entries WHERE source_kind = 'native' AND native_ref LIKE ? ESCAPE '\\'",
-    ).get(`${namespace}/${def.name}@%`.replace(/_/g, "\\_")) as EntryRow | undefined;
+    const existing = loadAgentByRef(db, `${namespace}/${def.name}`);
     if (existing && existing.owner_id !== viewer.userId && viewer.role !== "admin") {
       throw new ObservalError("ALREADY_EXISTS", `${namespace}/${def.name} belongs to someone else`);
     }
@@ -217,9 +216,7 @@ export function findAgent(
 ): EntryRow {
   const publicRegistry = state.settings()["deployment.public_registry_enabled"];
   if (/^[a-z0-9][a-z0-9_-]*\/[a-z0-9][a-z0-9_-]*$/.test(ref)) {
-    const row = state.db.prepare(
-      "SELECT identifier FROM entries WHERE source_kind = 'native' AND native_ref LIKE ? ESCAPE '\\'",
-    ).get(`${ref}@%`.replace(/_/g, "\\_")) as { identifier: string } | undefined;
+    const row = loadAgentByRef(state.db, ref);
     if (!row) throw entryNotFound(ref);
     ref = row.identifier;
   }

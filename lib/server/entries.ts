@@ -24,6 +24,8 @@ export interface EntryRow {
   tombstoned: number;
   source_url: string | null;
   native_ref: string | null;
+  /** `namespace/name` of a native agent (native_ref without the version); null otherwise. */
+  agent_ref: string | null;
   digest: string;
   delegable: number;
   recommended: number;
@@ -127,9 +129,32 @@ export function entryNotFound(identifier: string): ObservalError {
   });
 }
 
+/**
+ * The lookups publish, import, review and install run. Each is an equality on an indexed
+ * column, so their cost does not grow with the registry.
+ */
+export const ENTRY_LOOKUPS = {
+  byIdentifierOrId: "SELECT * FROM entries WHERE identifier = ? OR id = ?",
+  byAgentRef: "SELECT * FROM entries WHERE agent_ref = ?",
+  bySourceUrl: "SELECT * FROM entries WHERE source_url = ?",
+} as const;
+
+/** Loads an entry by identifier (`urn:ai:` accepted) or id, whoever may see it. */
 export function loadEntry(db: DatabaseSync, identifier: string): EntryRow | undefined {
-  return db.prepare("SELECT * FROM entries WHERE identifier = ? OR id = ?").get(
+  return db.prepare(ENTRY_LOOKUPS.byIdentifierOrId).get(
     normalizeIdentifier(identifier),
     identifier,
   ) as EntryRow | undefined;
+}
+
+/** Loads the native agent `namespace/name`, whichever version is current. */
+export function loadAgentByRef(db: DatabaseSync, agentRef: string): EntryRow | undefined {
+  return db.prepare(ENTRY_LOOKUPS.byAgentRef).get(agentRef) as EntryRow | undefined;
+}
+
+/** Loads the import registered from a card URL (already normalised), removed ones included. */
+export function loadEntryBySourceUrl(db: DatabaseSync, cardUrl: string): EntryRow | undefined {
+  return db.prepare(ENTRY_LOOKUPS.bySourceUrl).get(cardUrl.slice(0, 255)) as
+    | EntryRow
+    | undefined;
 }

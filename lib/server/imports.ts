@@ -28,6 +28,7 @@ import {
   type EntryRow,
   hasReviewScope,
   loadEntry,
+  loadEntryBySourceUrl,
   mayReview,
   VISIBILITY_TO_STORED,
   VISIBILITY_TO_WIRE,
@@ -127,9 +128,7 @@ export async function importCard(
   const domain = publisherDomain(state.settings());
 
   return transaction(db, () => {
-    const existing = db.prepare("SELECT * FROM entries WHERE source_url = ?").get(
-      cardUrl.slice(0, 255),
-    ) as EntryRow | undefined;
+    const existing = loadEntryBySourceUrl(db, cardUrl);
     let ownerId = viewer.userId;
     let lifecycle: EntryRow["lifecycle"] = "pending";
     let id: string = randomUUID();
