@@ -261,7 +261,16 @@ export function createRegistryApp(
       publicRegistry: publicRegistry(),
     });
     c.header("Cache-Control", "no-store");
-    return c.json(fullDocument(row));
+    const doc = fullDocument(row);
+    // Whether the pinned endpoint's host is allowed to be private, decided now: a worker
+    // of any user (not only an admin, who may read the setting) then applies the SSRF
+    // gate as the registry's admins set it, and removing a host takes effect at once.
+    const iface = doc["obs:a2aInterface"] as { url?: unknown } | undefined;
+    if (typeof iface?.url === "string" && URL.canParse(iface.url)) {
+      const host = new URL(iface.url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+      doc["obs:a2aPrivateHost"] = state.settings()["discovery.a2a_private_hosts"].includes(host);
+    }
+    return c.json(doc);
   });
 
   app.post("/api/v1/ard/explore", () => {

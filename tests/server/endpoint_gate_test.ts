@@ -154,3 +154,30 @@ Deno.test("import accepts a card whose endpoint is a public https URL, unresolve
     await reg.close();
   }
 });
+
+Deno.test("an entry says whether its endpoint's host is allowlisted as private, as the setting is now", async () => {
+  const reg = await startRegistry({ privateHosts: ["127.0.0.1"] });
+  const host = await startCardHost();
+  try {
+    const { key } = reg.user("pia");
+    host.route("/card.json", v1Card(`${host.origin}/a2a`));
+    const { status, body } = await submit(reg, key, `${host.origin}/card.json`);
+    assert.equal(status, 201, JSON.stringify(body));
+    const entry = async () => {
+      const res = await fetch(
+        `${reg.url}/api/v1/ard/entries/${encodeURIComponent(body.identifier)}`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
+      return await res.json();
+    };
+    // A plain user may not read the settings: the entry carries the decision for its host.
+    assert.equal((await entry())["obs:a2aPrivateHost"], true);
+    reg.setting("discovery.a2a_private_hosts", "");
+    assert.equal((await entry())["obs:a2aPrivateHost"], false);
+  } finally {
+    await host.close();
+    await reg.close();
+  }
+});
