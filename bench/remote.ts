@@ -16,7 +16,7 @@ import { SendMessageRequest } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { createContext } from "../lib/core/mod.ts";
 import { DelegationService, detachedLauncher } from "../lib/delegation/mod.ts";
-import { openRegistryClient } from "../lib/registry/mod.ts";
+import { openRegistryClient } from "../lib/cli/open_registry_client.ts";
 import { openTaskStore } from "../lib/store/mod.ts";
 import { startV1Agent, type TestAgent } from "../tests/support/a2a_agents.ts";
 

@@ -1,9 +1,13 @@
 /**
- * A2A for observal: Agent Card schemas and parsing (v1.0 and v0.3), interface selection,
- * the card digest, ARD identifiers and documents for imported cards, card signature
- * verification, the per-host token rules, and the JSON-RPC client for remote agents (whose
- * v1.0 and v0.3 answers are normalised to v1.0 snapshots, within the limits of
- * `remote_limits.ts`) with the loop that follows a remote task to its end.
+ * A2A for observal, the light door: Agent Card schemas and parsing (v1.0 and v0.3),
+ * interface selection, the card digest, ARD identifiers and documents for imported cards,
+ * the task shapes, normalising remote answers to v1.0 snapshots (within the limits of
+ * `remote_limits.ts`), the per-host token rules, and card signature checks (jose and the
+ * A2A SDK load on the first check). It loads no HTTP client, so the task store and every
+ * command that only reads tasks stay light.
+ *
+ * The JSON-RPC client for remote agents and the loop that follows a remote task to its end
+ * are behind the heavy door, `client/mod.ts`.
  *
  * @example
  * ```ts
@@ -21,12 +25,11 @@ export * from "./interfaces.ts";
 export * from "./digest.ts";
 export * from "./identifier.ts";
 export * from "./ard_document.ts";
-export * from "./signature.ts";
 export * from "./task.ts";
 export * from "./normalize.ts";
 export * from "./tokens.ts";
 export * from "./remote_limits.ts";
-export * from "./client/remote_client.ts";
 export * from "./client/remote_rpc_error.ts";
 export * from "./client/remote_errors.ts";
-export * from "./client/follow_task.ts";
+export { verifyCardSignatures } from "./_signature_on_demand.ts";
+export type { CardSignatureStatus, VerifyCardSignaturesOptions } from "./signature.ts";

@@ -1,6 +1,8 @@
 /**
  * A small command tree on `node:util` parseArgs: each command declares its flags and
  * positionals once, and help text, validation and `--json` come from that declaration.
+ * The tree names each command's module ({@linkcode lazy}); the module is imported only
+ * when its command runs or shows its own help, so a command loads what it uses and no more.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -43,6 +45,11 @@ export interface Command {
   /** Leave out of the parent's help (internal commands). */
   hidden?: boolean;
   run(inv: Invocation, ctx: Context): Promise<number | void> | number | void;
+  /**
+   * Set on a table entry made by {@linkcode lazy}: imports the module that declares the
+   * command in full (flags, help, run). Dispatch calls it before parsing the arguments.
+   */
+  load?(): Promise<Command>;
 }
 
 /** A command with subcommands. */
@@ -54,6 +61,57 @@ export interface Group {
   hidden?: boolean;
 }
 
+/**
+ * Declares a command by name and summary (enough for its group's help) and the module
+ * that holds it, which is imported only when the command runs or shows its own help.
+ *
+ * @param name the command's name, as the module declares it
+ * @param summary its one-line summary, as the module declares it
+ * @param load imports the module and returns the command
+ * @returns the entry for a group's `commands`
+ *
+ * @example
+ * ```ts ignore
+ * lazy("list", "List delegated tasks, newest first", async () => (await import("./list.ts")).listCommand)
+ * ```
+ */
+export function lazy(
+  name: string,
+  summary: string,
+  load: () => Promise<Command>,
+  options: { hidden?: boolean } = {},
+): Command {
+  return {
+    name,
+    summary,
+    load,
+    // Only reached when called directly: dispatch loads the full declaration first.
+    run: async (inv, ctx) => await (await loadCommand({ name, load })).run(inv, ctx),
+    ...(options.hidden ? { hidden: true } : {}),
+  };
+}
+
+/**
+ * The command at `path` inside groups a module declares, for {@linkcode lazy} entries whose
+ * module holds whole groups rather than one command.
+ *
+ * @param groups the groups the module exports
+ * @param path group names, then the command's name
+ * @throws {ObservalError} INTERNAL when there is no such command
+ */
+export function commandIn(groups: readonly Group[], ...path: string[]): Command {
+  let found: Command | Group | undefined;
+  let within: ReadonlyArray<Command | Group> = groups;
+  for (const name of path) {
+    found = within.find((c) => c.name === name);
+    within = found && isGroup(found) ? found.commands : [];
+  }
+  if (!found || isGroup(found) || found.load) {
+    throw new ObservalError("INTERNAL", `No module declares the command "${path.join(" ")}"`);
+  }
+  return found;
+}
+
 const GLOBAL_FLAGS: Record<string, Flag> = {
   json: { type: "boolean", description: "Print machine-readable JSON" },
   help: { type: "boolean", short: "h", description: "Show help for this command" },
@@ -61,6 +119,18 @@ const GLOBAL_FLAGS: Record<string, Flag> = {
 
 function isGroup(c: Command | Group): c is Group {
   return "commands" in c;
+}
+
+/** Imports a lazily declared command, checking that its module declares what the table says. */
+async function loadCommand(entry: { name: string; load(): Promise<Command> }): Promise<Command> {
+  const command = await entry.load();
+  if (command.name !== entry.name) {
+    throw new ObservalError(
+      "INTERNAL",
+      `The command table names "${entry.name}" but its module declares "${command.name}"`,
+    );
+  }
+  return command;
 }
 
 /** Runs argv against a command tree; returns the exit code. Throws ObservalError. */
@@ -93,7 +163,9 @@ export async function dispatch(
         remediation: `Choose one of: ${known}. Run \`${names.join(" ")} --help\``,
       });
     }
-    node = next;
+    node = !isGroup(next) && next.load
+      ? await loadCommand({ name: next.name, load: next.load })
+      : next;
     names.push(word);
     i++;
   }

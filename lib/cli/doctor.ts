@@ -103,7 +103,7 @@ async function registryCheck(ctx: Context): Promise<Check> {
   if (target.kind === "embedded") {
     return { check: "registry", status: "ok", detail: `embedded, in ${ctx.home}/registry.db` };
   }
-  const { openRegistryClient } = await import("../registry/mod.ts");
+  const { openRegistryClient } = await import("./open_registry_client.ts");
   const client = openRegistryClient(ctx);
   try {
     // Listing imports needs a signed-in caller: it tells a rejected key from none.

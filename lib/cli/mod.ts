@@ -1,47 +1,32 @@
 /**
  * The `observal` command line: the command tree and the one place that renders errors.
+ *
+ * The tree is a table: groups, and each command's name, summary and module. A command's
+ * module is imported only when it runs or shows its own help, so `--version` and the group
+ * help load nothing beyond this table, and each command loads only what it uses.
  * @module
  */
-import { CATEGORIES, type Context, runtimeName, toObservalError, VERSION } from "../core/mod.ts";
-import { dispatch, type Group } from "./command.ts";
-import { registryGroup } from "./registry/mod.ts";
-import { delegateGroup } from "./delegate/mod.ts";
+import { type Context, runtimeName, toObservalError, VERSION } from "../core/mod.ts";
+import { dispatch, type Group, lazy } from "./command.ts";
 import { agentGroup } from "./agent/mod.ts";
+import { delegateGroup } from "./delegate/mod.ts";
 import { mcpGroup } from "./mcp/mod.ts";
-import { sessionsGroup } from "./sessions.ts";
-import { doctorCommand } from "./doctor.ts";
-import { reconcileCommand } from "./reconcile.ts";
-import { TASK_EXIT } from "./delegate/print.ts";
+import { registryGroup } from "./registry/mod.ts";
 import { note, paint, printJsonError, say } from "./output.ts";
 
 export { escapeControls } from "./output.ts";
 
-const exitCodes = {
-  name: "exit-codes",
-  summary: "What observal's exit codes mean",
-  run(_inv: unknown, ctx: Context) {
-    const lines = new Map<number, string[]>([
-      [0, ["success (also: a search or list with no results; a delegated task completed)"]],
-    ]);
-    const add = (code: number, text: string) => lines.set(code, [...lines.get(code) ?? [], text]);
-    for (const [category, { exit }] of Object.entries(CATEGORIES)) {
-      // The reply-refused code gets its own sentence below.
-      if (exit !== TASK_EXIT.replyRefused) add(exit, category.replace(/_/g, " "));
-    }
-    add(TASK_EXIT.unsuccessful, "a delegated task failed, was rejected or was canceled");
-    add(
-      TASK_EXIT.pending,
-      "a delegated task is still running or waits for input (also when Ctrl-C stopped the wait)",
-    );
-    add(
-      TASK_EXIT.replyRefused,
-      "a reply was refused: another reply or a cancel got there first, and nothing was sent",
-    );
-    add(TASK_EXIT.interrupted, "interrupted (Ctrl-C) before any task was started");
-    for (const [code, texts] of [...lines].sort((a, b) => a[0] - b[0])) {
-      say(ctx, `${String(code).padEnd(3)} ${texts.join(", ")}`);
-    }
-  },
+/** `observal sessions`. */
+const sessionsGroup: Group = {
+  name: "sessions",
+  summary: "Attribute harness sessions to delegated agents",
+  commands: [
+    lazy(
+      "attribute",
+      "Say which delegated agent a harness session belongs to",
+      async () => (await import("./sessions.ts")).attributeCommand,
+    ),
+  ],
 };
 
 /** The root of the command tree. */
@@ -57,9 +42,27 @@ Run \`observal help exit-codes\` for exit codes.`,
     mcpGroup,
     registryGroup,
     sessionsGroup,
-    doctorCommand,
-    reconcileCommand,
-    { name: "help", summary: "Help topics", commands: [exitCodes] },
+    lazy(
+      "doctor",
+      "Check what this machine can do, and say how to fix what is in the way",
+      async () => (await import("./doctor.ts")).doctorCommand,
+    ),
+    lazy(
+      "reconcile",
+      "Settle dead workers' tasks, reap their children, remove unused workspaces, prune",
+      async () => (await import("./reconcile.ts")).reconcileCommand,
+    ),
+    {
+      name: "help",
+      summary: "Help topics",
+      commands: [
+        lazy(
+          "exit-codes",
+          "What observal's exit codes mean",
+          async () => (await import("./exit_codes.ts")).exitCodesCommand,
+        ),
+      ],
+    },
   ],
 };
 

@@ -7,10 +7,11 @@
 import { resolve } from "node:path";
 import { openTaskStore } from "../store/mod.ts";
 import { attributeSession } from "../telemetry/mod.ts";
-import { type Command, type Group, str } from "./command.ts";
+import { type Command, str } from "./command.ts";
 import { printJson, say } from "./output.ts";
 
-const attribute: Command = {
+/** `observal sessions attribute`. */
+export const attributeCommand: Command = {
   name: "attribute",
   summary: "Say which delegated agent a harness session belongs to",
   flags: {
@@ -45,11 +46,4 @@ a delegated workspace. Prints nothing (exit 0) for a session that is not a deleg
       store.close();
     }
   },
-};
-
-/** `observal sessions`. */
-export const sessionsGroup: Group = {
-  name: "sessions",
-  summary: "Attribute harness sessions to delegated agents",
-  commands: [attribute],
 };

@@ -3,8 +3,8 @@
  * Everything else is written against `node:` built-ins.
  * @module
  */
-import { realpathSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -32,9 +32,15 @@ export function runtimeName(): string {
   return deno ? `deno ${deno.version.deno}` : `node ${process.versions.node}`;
 }
 
-/** Deno permissions for a re-executed observal process; ignored by Node. */
+/**
+ * What a re-executed observal process (a worker) may touch. `deno run` enforces all of it;
+ * Node's permission model only part of it (see {@linkcode nodePermissionFlags}); a compiled
+ * binary or a Node single executable cannot be narrowed at run time and ignores it.
+ */
 export interface SelfPermissions {
+  /** Files and folders (with everything under them) it may read; undefined = none. */
   read?: readonly string[];
+  /** Files and folders it may write; undefined = none. */
   write?: readonly string[];
   /** host[:port] entries; empty = no network. */
   net?: readonly string[];
@@ -42,15 +48,95 @@ export interface SelfPermissions {
   run?: readonly string[];
 }
 
+/** Node flags that grant permissions; a fenced re-execution never inherits them. */
+const NODE_PERMISSION_FLAG =
+  /^--(permission|experimental-permission|allow-fs-read|allow-fs-write|allow-child-process|allow-net|allow-worker|allow-addons|allow-wasi|allow-inspector)(=|$)/;
+
+/**
+ * Node's permission-model flags for `perms`, or undefined when Node cannot fence such a
+ * process. Files read and written through node:fs are held to `perms.read` and
+ * `perms.write`, plus reading the program's own modules (`programRoots`). Not fenced under
+ * Node: database files (node:sqlite opens them without asking the permission model), and
+ * the network on Node 24 (it has no network fence; on Node 25+ the network is allowed whole
+ * when `perms.net` is not empty). A process that must run programs is not fenced at all:
+ * Node allows child processes only all together, and passes its permission model on to
+ * child Node processes, which would fence the harness CLIs (most are Node programs) too.
+ *
+ * @param perms what the process may touch
+ * @param options the folders the program loads its modules from, and the Node major version
+ * @returns flags to put before the script, or undefined
+ */
+export function nodePermissionFlags(
+  perms: SelfPermissions,
+  options: { programRoots: readonly string[]; nodeMajor: number },
+): string[] | undefined {
+  if (perms.run?.length) return undefined;
+  const flags = ["--permission"];
+  const read = new Set([...options.programRoots, ...perms.read ?? []]);
+  for (const path of read) flags.push(`--allow-fs-read=${path}`);
+  for (const path of new Set(perms.write ?? [])) flags.push(`--allow-fs-write=${path}`);
+  if (perms.net?.length && options.nodeMajor >= 25) flags.push("--allow-net");
+  return flags;
+}
+
+/**
+ * Where a Node program's modules are read from: the script, its package's folder (the
+ * nearest one above the script with a package.json) and every `node_modules` folder above
+ * that, which is where Node looks up dependencies.
+ *
+ * @param script the program's entry script (a real path)
+ * @returns paths to allow reading, for {@linkcode nodePermissionFlags}
+ */
+export function nodeProgramRoots(script: string): string[] {
+  let root = dirname(script);
+  for (let dir = root;; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json"))) {
+      root = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  const roots = [script, root];
+  for (let dir = root;; dir = dirname(dir)) {
+    const modules = join(dir, "node_modules");
+    roots.push(modules);
+    // Node reads a module at its real path: a symlinked node_modules is allowed there too.
+    try {
+      const real = realpathSync(modules);
+      if (real !== modules) roots.push(real);
+    } catch { /* no node_modules here */ }
+    if (dirname(dir) === dir) break;
+  }
+  return roots;
+}
+
 /**
  * The argv that runs this same observal with `args`: a compiled binary re-executes
- * itself, `deno run` gets the narrowest permissions asked for, Node runs the same script.
+ * itself; `deno run` gets exactly the permissions asked for; Node runs the same script
+ * (its real path) under its permission model when `perms` names files or programs.
+ *
+ * @param args the observal command line, e.g. `["delegate", "worker", id]`
+ * @param perms what the new process may touch; `{}` means nothing under `deno run`
+ * @returns argv: the executable first
  */
 export function selfCommand(args: readonly string[], perms: SelfPermissions = {}): string[] {
   if (!deno) {
     // A Node single executable is its own script: it runs with just its arguments.
     if (isNodeSea()) return [process.execPath, ...args];
-    return [process.execPath, ...process.execArgv, process.argv[1], ...args];
+    const script = realpathSync(process.argv[1]);
+    // Unlike under Deno, `{}` (nothing named) runs it unfenced.
+    const fenced = perms.read !== undefined || perms.write !== undefined || perms.run !== undefined;
+    const flags = fenced
+      ? nodePermissionFlags(perms, {
+        programRoots: nodeProgramRoots(script),
+        nodeMajor: Number(process.versions.node.split(".")[0]),
+      })
+      : undefined;
+    // Our fence replaces any the parent had; an unfenced child keeps the parent's.
+    const inherited = flags
+      ? process.execArgv.filter((f) => !NODE_PERMISSION_FLAG.test(f))
+      : process.execArgv;
+    return [process.execPath, ...inherited, ...flags ?? [], script, ...args];
   }
   const exec = deno.execPath();
   // A compiled binary is not named deno; its permissions were fixed at compile time.

@@ -13,7 +13,7 @@ import {
   headlessHarnesses,
   normalizeHarness,
   piTrust,
-} from "../harness/mod.ts";
+} from "../harness/facts/mod.ts";
 import { findExecutable } from "../process/mod.ts";
 
 /** One harness that can run headless, and whether it can here. */

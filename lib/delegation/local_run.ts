@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
+import { z } from "zod";
 import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
 import {
   type Context,
@@ -22,17 +23,17 @@ import {
   type ConfigSnippet,
   getHarness,
   type HarnessKey,
-  InstallResponseSchema,
   normalizeHarness,
   parseHeadlessOutput,
   planHeadlessRun,
   type StdioMcpEntry,
+  StdioMcpEntrySchema,
   stripAnsi,
   withDelegationLauncher,
   writeSnippet,
 } from "../harness/mod.ts";
 import { processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
-import type { RegistryClient } from "../registry/mod.ts";
+import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import {
   createWorkspace,
@@ -99,7 +100,7 @@ function errorText(err: unknown): string {
 /** The registry's approval, checked again at run time: it may have been withdrawn. */
 async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | undefined> {
   const meta = task.metadata.observal;
-  let entry: Record<string, unknown>;
+  let entry: EntryDocument;
   try {
     entry = await deps.registry().entry(meta.target);
   } catch (err) {
@@ -115,8 +116,8 @@ async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | u
 }
 
 /** A name safe for profile files: lower-case letters, digits, "-" and "_". */
-function localName(raw: unknown): string {
-  const name = String(raw ?? "").toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(
+function localName(raw: string): string {
+  const name = raw.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(
     /^-+|-+$/g,
     "",
   ).slice(0, 64).replace(/-+$/, "");
@@ -125,19 +126,24 @@ function localName(raw: unknown): string {
 
 /** The MCP servers an install declares, whichever shape the harness's snippet has. */
 function snippetServers(snippet: ConfigSnippet, key: HarnessKey): Record<string, StdioMcpEntry> {
-  const facts = getHarness(key);
-  const mcp = snippet.mcp_config as Record<string, unknown> | undefined;
-  const pick = (v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? v as Record<string, StdioMcpEntry>
+  const mcp = snippet.mcp_config;
+  if (mcp && "path" in mcp && typeof mcp.path === "string") {
+    const content = typeof mcp.content === "object"
+      ? mcp.content[getHarness(key).mcp_servers_key]
       : undefined;
-  if (mcp && typeof mcp.path === "string") {
-    return pick((mcp.content as Record<string, unknown>)?.[facts.mcp_servers_key]) ?? {};
+    return stdioEntries(content);
   }
-  if (mcp) return pick(mcp) ?? {};
+  if (mcp) return stdioEntries(mcp);
   const profile = snippet.agent_profile?.content;
-  if (profile && typeof profile === "object") return pick(profile.mcpServers) ?? {};
-  return {};
+  return typeof profile === "object" ? stdioEntries(profile.mcpServers) : {};
+}
+
+const StdioServersSchema = z.record(z.string(), StdioMcpEntrySchema);
+
+/** The name → stdio entry map inside a config file's content, parsed; {} when there is none. */
+function stdioEntries(value: unknown): Record<string, StdioMcpEntry> {
+  const parsed = StdioServersSchema.safeParse(value);
+  return parsed.success ? parsed.data : {};
 }
 
 /** Installs the agent's configuration for `harness` into the workspace. */
@@ -147,20 +153,14 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
   const agentId = meta.agentId!;
   const detail = await registry.agent(agentId);
   const name = localName(detail.slug ?? detail.name);
-  const raw = await registry.installAgent(agentId, {
+  // The client parses the answer: an install this version cannot read is a NETWORK error.
+  const install = await registry.installAgent(agentId, {
     harness,
     options: { scope: "project", local_name: name },
     platform: process.platform,
     version: meta.version,
     supported_features: [],
   });
-  const parsed = InstallResponseSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ObservalError("NETWORK", "The registry sent an install this version cannot read", {
-      remediation: "Check that the observal client and registry versions match",
-    });
-  }
-  const install = parsed.data;
   // The approval pinned a digest; install exactly that definition or nothing.
   if (meta.digest && install.lock.digest !== meta.digest) {
     throw new ObservalError(
@@ -182,8 +182,8 @@ async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, 
   });
   return {
     name,
-    displayName: String(detail.name ?? name),
-    instructions: typeof detail.prompt === "string" ? detail.prompt : "",
+    displayName: detail.name,
+    instructions: detail.prompt ?? "",
     version: install.version,
     servers: snippetServers(snippet, harness),
     // Absolute paths: the workspace decides what lies in its tree.
@@ -211,7 +211,13 @@ async function waitForChild(
   let exited = false;
   child.exited.then(() => (exited = true));
   for (;;) {
-    await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS)]);
+    // The check's timer goes when the child exits first: it would hold the worker open.
+    const nap = new AbortController();
+    try {
+      await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {})]);
+    } finally {
+      nap.abort();
+    }
     if (exited) return "exited";
     const why = deps.store.cancelRequested(id)
       ? "canceled"

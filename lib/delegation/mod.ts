@@ -1,6 +1,10 @@
 /**
- * Delegation: guards, the service behind `observal delegate` and the MCP tools, and the
- * detached worker that runs each task.
+ * Delegation: guards, the service behind `observal delegate` and the MCP tools, how a
+ * detached worker is started and told apart from a dead one, reaping and reconcile.
+ *
+ * This door loads no runner: the local run (harness renderers, workspaces) and the remote
+ * run (the A2A client) load when a task needs them. The worker process itself enters
+ * through its own door, `worker/mod.ts`. Choosing a harness loads the harness facts.
  * @module
  */
 export * from "./caller.ts";
@@ -9,9 +13,7 @@ export * from "./service.ts";
 export * from "./harness_choice.ts";
 export { childEnv } from "./child_env.ts";
 export { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
-export { runLocal } from "./local_run.ts";
 export { type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
-export { runWorker } from "./worker.ts";
 export { detachedLauncher, type LaunchWorker, readPid, workerAlive } from "./worker_process.ts";
 export {
   reconcile,

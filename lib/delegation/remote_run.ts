@@ -7,26 +7,30 @@
  */
 import process from "node:process";
 import {
-  type AgentCard,
-  type AnsweredStatus,
-  type CardInterface,
-  createRemoteClient,
   DIRECT_RESULT_ARTIFACT,
-  followRemoteTask,
-  type FollowTiming,
   isFinal,
   type Message,
-  parseAgentCard,
   type Part,
-  type RemoteClient,
   remoteLimits,
   RemoteRefusalError,
   type RemoteSnapshot,
   type Task,
 } from "../a2a/mod.ts";
+import {
+  type AnsweredStatus,
+  createRemoteClient,
+  followRemoteTask,
+  type FollowTiming,
+  type RemoteClient,
+} from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
-import type { RegistryClient } from "../registry/mod.ts";
+import {
+  type EntryDocument,
+  type PinnedEndpoint,
+  pinnedEndpoint,
+  type RegistryClient,
+} from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 
@@ -66,9 +70,7 @@ export interface RemoteRunDeps {
 }
 
 /** The pinned endpoint, its card and the hosts allowed to be private. */
-interface Endpoint {
-  iface: CardInterface;
-  card: AgentCard;
+interface Endpoint extends PinnedEndpoint {
   allowPrivateHosts: string[];
 }
 
@@ -77,7 +79,7 @@ async function approvedEndpoint(
   deps: RemoteRunDeps,
   task: Task,
 ): Promise<Endpoint | { refused: string }> {
-  let entry: Record<string, unknown>;
+  let entry: EntryDocument;
   try {
     entry = await deps.registry().entry(task.metadata.observal.target);
   } catch (err) {
@@ -89,13 +91,9 @@ async function approvedEndpoint(
   if (entry["obs:lifecycle"] !== "approved" || entry["obs:delegable"] === false) {
     return { refused: "it is no longer approved" };
   }
-  const iface = entry["obs:a2aInterface"] as CardInterface | undefined;
-  if (!iface?.url) return { refused: "its approved card has no callable endpoint" };
-  return {
-    iface,
-    card: parseAgentCard(entry["obs:agentCard"]),
-    allowPrivateHosts: await privateHosts(deps, entry, iface.url),
-  };
+  const pinned = pinnedEndpoint(entry);
+  if (!pinned) return { refused: "its approved card has no callable endpoint" };
+  return { ...pinned, allowPrivateHosts: await privateHosts(deps, entry, pinned.iface.url) };
 }
 
 /**
@@ -107,7 +105,7 @@ async function approvedEndpoint(
  */
 async function privateHosts(
   deps: RemoteRunDeps,
-  entry: Record<string, unknown>,
+  entry: EntryDocument,
   endpoint: string,
 ): Promise<string[]> {
   const decided = entry["obs:a2aPrivateHost"];
@@ -115,12 +113,8 @@ async function privateHosts(
     return decided && URL.canParse(endpoint) ? [new URL(endpoint).hostname] : [];
   }
   try {
-    const settings = await deps.registry().admin("GET", "/settings");
-    const items = Array.isArray(settings.items) ? settings.items as { key?: unknown }[] : [];
-    const item = items.find((i) => i?.key === "discovery.a2a_private_hosts") as
-      | { value?: unknown }
-      | undefined;
-    const value = item?.value;
+    const { items } = await deps.registry().settings();
+    const value = items.find((i) => i.key === "discovery.a2a_private_hosts")?.value;
     return Array.isArray(value) ? value.filter((h): h is string => typeof h === "string") : [];
   } catch {
     return [];

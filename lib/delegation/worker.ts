@@ -1,23 +1,32 @@
 /**
  * The hidden `observal delegate worker TASK_ID` command: the detached process that owns a
- * task until it is final.
+ * task until it is final. It imports only what the task needs, starting the import of its
+ * runner as soon as the task is read.
  * @module
  */
 import process from "node:process";
 import { isFinal, type Task } from "../a2a/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { cancelRemote, type RemoteRunDeps, runRemote } from "./remote_run.ts";
+import type { RemoteRunDeps } from "./remote_run.ts";
 import { settle } from "./task_ops.ts";
 import { writePid } from "./worker_process.ts";
 
+/** What a worker needs: the Context, the task store and the registry client (opened lazily). */
+export type WorkerDeps = RemoteRunDeps;
+
 /** Runs one task to a final state; returns the exit code (1 when the task is unknown). */
-export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<number> {
+export async function runWorker(deps: WorkerDeps, taskId: string): Promise<number> {
   const { store, ctx } = deps;
   const task = store.get(taskId);
   if (!task) {
     ctx.io.stderr.write(`No delegated task with id ${taskId}\n`);
     return 1;
   }
+  // The runner the task needs starts loading now, overlapping the bookkeeping below.
+  const runner = task.metadata.observal.kind === "agent"
+    ? import("./local_run.ts")
+    : import("./remote_run.ts");
+  runner.catch(() => {/* reported where it is awaited */});
   // First thing: a starting worker must never look like a missing one.
   writePid(store.taskDir(taskId, { create: true }), process.pid);
   store.setWorkerPid(taskId, process.pid);
@@ -29,7 +38,7 @@ export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<nu
     let result: Task;
     try {
       result = task.metadata.observal.kind === "a2a" && task.metadata.observal.remoteTaskId
-        ? await cancelRemote(deps, task)
+        ? await (await import("./remote_run.ts")).cancelRemote(deps, task)
         : settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
@@ -50,9 +59,10 @@ export async function runWorker(deps: RemoteRunDeps, taskId: string): Promise<nu
   }
   let result: Task;
   try {
-    result = task.metadata.observal.kind === "agent"
-      ? await (await import("./local_run.ts")).runLocal(deps, task)
-      : await runRemote(deps, task);
+    const loaded = await runner;
+    result = "runLocal" in loaded
+      ? await loaded.runLocal(deps, task)
+      : await loaded.runRemote(deps, task);
   } catch (err) {
     const message = err instanceof ObservalError
       ? [err.message, err.remediation].filter(Boolean).join(". ")

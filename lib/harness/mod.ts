@@ -1,6 +1,8 @@
 /**
  * Harnesses: the registry of harness facts, the portable agent definition, and rendering
- * an agent into the files each harness reads.
+ * an agent into the files each harness reads. This full door loads yaml and TOML; code that
+ * only needs the facts, headless runs or the config snippet shape imports the light door,
+ * `facts/mod.ts`.
  *
  * @example
  * ```ts

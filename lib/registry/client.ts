@@ -3,18 +3,32 @@
  * the embedded registry in this process. Callers never know which.
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { isErrorCode, ObservalError } from "../core/mod.ts";
 import {
+  type AgentDetail,
+  AgentDetailSchema,
+  type EntryDocument,
+  EntryDocumentSchema,
   type ImportA2aRequest,
+  type ImportsList,
+  ImportsListSchema,
   type InstallRequest,
+  type InstallResponse,
+  InstallResponseSchema,
   type ListResponse,
   ListResponseSchema,
+  type Me,
+  MeSchema,
   type PublishAgentRequest,
   type ReviewRequest,
   type SearchRequest,
   type SearchResponse,
   SearchResponseSchema,
+  type SettingsResponse,
+  SettingsResponseSchema,
+  type TeamsResponse,
+  TeamsResponseSchema,
 } from "./schemas.ts";
 
 /** Sends one request; `fetch` semantics. */
@@ -33,6 +47,9 @@ export interface RegistryClientOptions {
 
 type Json = Record<string, unknown>;
 
+/** Any JSON object: what routes without a schema of their own answer. */
+const JsonObjectSchema = z.record(z.string(), z.unknown());
+
 /** The registry API as methods. Every failure is an ObservalError from the envelope. */
 export class RegistryClient {
   readonly label: string;
@@ -43,12 +60,17 @@ export class RegistryClient {
     this.label = options.label;
   }
 
-  /** Calls one route and returns the parsed JSON body. */
-  async call<T = Json>(
+  /**
+   * Calls one route and returns its JSON body, parsed with `schema` (by default: any JSON
+   * object). An answer that does not fit is a NETWORK error, never passed on unchecked.
+   */
+  call(method: string, path: string, body?: unknown): Promise<Json>;
+  call<T>(method: string, path: string, body: unknown, schema: z.ZodType<T>): Promise<T>;
+  async call<T>(
     method: string,
     path: string,
     body?: unknown,
-    schema?: z.ZodType<T>,
+    schema: z.ZodType<T> = JsonObjectSchema as unknown as z.ZodType<T>,
   ): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
@@ -82,7 +104,6 @@ export class RegistryClient {
       );
     }
     if (!response.ok) throw errorFromEnvelope(response.status, json);
-    if (!schema) return json as T;
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       throw new ObservalError("NETWORK", `The registry sent an unexpected ${path} response`, {
@@ -92,38 +113,52 @@ export class RegistryClient {
     return parsed.data;
   }
 
+  /** `POST /api/v1/ard/search`. */
   search(request: SearchRequest): Promise<SearchResponse> {
     return this.call("POST", "/api/v1/ard/search", request, SearchResponseSchema);
   }
 
-  listAgents(params: { pageSize?: number; pageToken?: string; filter?: string } = {}) {
+  /** `GET /api/v1/ard/agents`: one page of the entries this caller may see. */
+  listAgents(
+    params: { pageSize?: number; pageToken?: string; filter?: string } = {},
+  ): Promise<ListResponse> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
     const qs = q.size ? `?${q}` : "";
-    return this.call<ListResponse>("GET", `/api/v1/ard/agents${qs}`, undefined, ListResponseSchema);
+    return this.call("GET", `/api/v1/ard/agents${qs}`, undefined, ListResponseSchema);
   }
 
-  entry(identifier: string): Promise<Json> {
-    return this.call("GET", `/api/v1/ard/entries/${encodeURIComponent(identifier)}`);
+  /** One entry document with the registry's current verdict on it. */
+  entry(identifier: string): Promise<EntryDocument> {
+    return this.call(
+      "GET",
+      `/api/v1/ard/entries/${encodeURIComponent(identifier)}`,
+      undefined,
+      EntryDocumentSchema,
+    );
   }
 
   manifest(): Promise<Json> {
     return this.call("GET", "/.well-known/ard.json");
   }
 
-  listImports(): Promise<{ items: Json[]; total: number }> {
-    return this.call("GET", "/api/v1/ard/imports");
+  /** The imported cards this caller may see. */
+  listImports(): Promise<ImportsList> {
+    return this.call("GET", "/api/v1/ard/imports", undefined, ImportsListSchema);
   }
 
-  submitCard(request: ImportA2aRequest): Promise<Json> {
-    return this.call("POST", "/api/v1/ard/imports/a2a", request);
+  /** Imports a remote agent's card for review; answers its entry document. */
+  submitCard(request: ImportA2aRequest): Promise<EntryDocument> {
+    return this.call("POST", "/api/v1/ard/imports/a2a", request, EntryDocumentSchema);
   }
 
-  reviewImport(identifier: string, request: ReviewRequest): Promise<Json> {
+  /** Approves or rejects an imported card; answers its entry document. */
+  reviewImport(identifier: string, request: ReviewRequest): Promise<EntryDocument> {
     return this.call(
       "POST",
       `/api/v1/ard/imports/${encodeURIComponent(identifier)}/review`,
       request,
+      EntryDocumentSchema,
     );
   }
 
@@ -131,20 +166,54 @@ export class RegistryClient {
     return this.call("DELETE", `/api/v1/ard/imports/${encodeURIComponent(identifier)}`);
   }
 
-  publishAgent(request: PublishAgentRequest): Promise<Json> {
-    return this.call("POST", "/api/v1/agents", request);
+  /** Publishes an agent definition for review; answers its entry document. */
+  publishAgent(request: PublishAgentRequest): Promise<EntryDocument> {
+    return this.call("POST", "/api/v1/agents", request, EntryDocumentSchema);
   }
 
-  agent(id: string): Promise<Json> {
-    return this.call("GET", `/api/v1/agents/${encodeURIComponent(id)}`);
+  /** A registry Agent by UUID, identifier or namespace/name. */
+  agent(id: string): Promise<AgentDetail> {
+    return this.call(
+      "GET",
+      `/api/v1/agents/${encodeURIComponent(id)}`,
+      undefined,
+      AgentDetailSchema,
+    );
   }
 
-  reviewAgent(id: string, request: ReviewRequest): Promise<Json> {
-    return this.call("POST", `/api/v1/agents/${encodeURIComponent(id)}/review`, request);
+  /** Approves or rejects a published agent version; answers its entry document. */
+  reviewAgent(id: string, request: ReviewRequest): Promise<EntryDocument> {
+    return this.call(
+      "POST",
+      `/api/v1/agents/${encodeURIComponent(id)}/review`,
+      request,
+      EntryDocumentSchema,
+    );
   }
 
-  installAgent(id: string, request: InstallRequest): Promise<Json> {
-    return this.call("POST", `/api/v1/agents/${encodeURIComponent(id)}/install`, request);
+  /** What installing an approved agent for one harness writes. */
+  installAgent(id: string, request: InstallRequest): Promise<InstallResponse> {
+    return this.call(
+      "POST",
+      `/api/v1/agents/${encodeURIComponent(id)}/install`,
+      request,
+      InstallResponseSchema,
+    );
+  }
+
+  /** The signed-in caller and their teams. */
+  me(): Promise<Me> {
+    return this.call("GET", "/api/v1/me", undefined, MeSchema);
+  }
+
+  /** Every team (admins only). */
+  teams(): Promise<TeamsResponse> {
+    return this.call("GET", "/api/v1/admin/teams", undefined, TeamsResponseSchema);
+  }
+
+  /** The registry's settings (admins, and the embedded registry's local admin). */
+  settings(): Promise<SettingsResponse> {
+    return this.call("GET", "/api/v1/admin/settings", undefined, SettingsResponseSchema);
   }
 
   admin(method: string, path: string, body?: unknown): Promise<Json> {
@@ -167,14 +236,17 @@ const STATUS_CODES: Record<number, ConstructorParameters<typeof ObservalError>[0
   501: "NOT_IMPLEMENTED",
 };
 
+/** An error envelope read field by field: one broken field never hides the others. */
+const LenientEnvelopeSchema = z.object({
+  errorCode: z.unknown(),
+  message: z.string().optional().catch(undefined),
+  remediation: z.string().optional().catch(undefined),
+  resource: z.string().optional().catch(undefined),
+}).catch({ errorCode: undefined });
+
 function errorFromEnvelope(status: number, json: unknown): ObservalError {
-  const env = (json && typeof json === "object" ? json : {}) as Record<string, unknown>;
+  const env = LenientEnvelopeSchema.parse(json);
   const code = isErrorCode(env.errorCode) ? env.errorCode : STATUS_CODES[status] ?? "UNAVAILABLE";
-  const message = typeof env.message === "string" && env.message
-    ? env.message
-    : `The registry answered HTTP ${status}`;
-  return new ObservalError(code, message, {
-    remediation: typeof env.remediation === "string" ? env.remediation : undefined,
-    resource: typeof env.resource === "string" ? env.resource : undefined,
-  });
+  const message = env.message || `The registry answered HTTP ${status}`;
+  return new ObservalError(code, message, { remediation: env.remediation, resource: env.resource });
 }

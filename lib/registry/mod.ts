@@ -1,7 +1,9 @@
 /**
- * The registry client and the registry's wire shapes.
+ * The registry client and the registry's wire shapes. The client takes its transport from
+ * whoever builds it: HTTP to an Observal server, or the embedded registry's `fetch` in this
+ * process (the CLI sets that up; this folder never loads the server).
  * @module
  */
 export * from "./schemas.ts";
 export { RegistryClient, type RegistryClientOptions, type Transport } from "./client.ts";
-export { type OpenClientOptions, openRegistryClient } from "./open.ts";
+export { type PinnedEndpoint, pinnedEndpoint } from "./pinned_endpoint.ts";

@@ -1,9 +1,12 @@
 /**
  * Wire shapes of the registry API, shared by the server (which parses requests with them)
- * and the client (which parses responses). Unknown request keys are refused.
+ * and the client (which parses every response it returns). Unknown request keys are
+ * refused; unknown response keys are kept, so a newer server can add fields.
  * @module
  */
 import { z } from "zod";
+import { CardInterfaceSchema } from "../a2a/mod.ts";
+import { ConfigSnippetSchema } from "../harness/facts/mod.ts";
 
 const FilterValue = z.union([z.string().max(500), z.array(z.string().max(500)).max(50)]);
 
@@ -115,3 +118,106 @@ export const ErrorEnvelopeSchema = z.object({
   remediation: z.string().optional(),
   resource: z.string().optional(),
 });
+
+/**
+ * One entry document as `GET /api/v1/ard/entries/{identifier}` returns it: the stored ARD
+ * document (an imported card's or a registry Agent's) with the registry's current verdict.
+ * Only the fields observal reads are typed; the rest is kept as sent.
+ */
+export const EntryDocumentSchema = z.looseObject({
+  identifier: z.string(),
+  displayName: z.string().optional(),
+  type: z.string(),
+  version: z.string().optional(),
+  description: z.string().optional(),
+  "obs:kind": z.string().optional(),
+  "obs:lifecycle": z.string().optional(),
+  "obs:visibility": z.string().optional(),
+  "obs:delegable": z.boolean().optional(),
+  "obs:removed": z.boolean().optional(),
+  "obs:artifactDigest": z.string().optional(),
+  "obs:nativeRef": z.string().optional(),
+  "obs:supportedHarnesses": z.array(z.string()).optional(),
+  /** The callable endpoint pinned when the card was reviewed (imported cards). */
+  "obs:a2aInterface": CardInterfaceSchema.optional(),
+  /** The card exactly as reviewed (imported cards). */
+  "obs:agentCard": z.record(z.string(), z.unknown()).optional(),
+  /** Whether the endpoint's host may be private, when the registry decided it for the entry. */
+  "obs:a2aPrivateHost": z.boolean().optional(),
+  "obs:signature": z.unknown().optional(),
+  "obs:reviewNote": z.string().optional(),
+});
+export type EntryDocument = z.infer<typeof EntryDocumentSchema>;
+
+/** `GET /api/v1/ard/imports`: the imported cards the caller may see. */
+export const ImportsListSchema = z.looseObject({
+  items: z.array(EntryDocumentSchema),
+  total: z.number().int(),
+});
+export type ImportsList = z.infer<typeof ImportsListSchema>;
+
+/** A registry Agent as `GET /api/v1/agents/{id}` returns it. */
+export const AgentDetailSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  identifier: z.string().optional(),
+  namespace: z.string().optional(),
+  slug: z.string().optional(),
+  qualified_name: z.string().optional(),
+  description: z.string().optional(),
+  prompt: z.string().optional(),
+  version: z.string().optional(),
+  status: z.string().optional(),
+  visibility: z.string().optional(),
+  supported_harnesses: z.array(z.string()).optional(),
+  delegable: z.boolean().optional(),
+  digest: z.string().optional(),
+  latest_version: z.string().optional(),
+  latest_approved_version: z.string().nullable().optional(),
+});
+export type AgentDetail = z.infer<typeof AgentDetailSchema>;
+
+/** The lock part of an install response: the exact definition it installs. */
+export const InstallLockSchema = z.looseObject({
+  lock_version: z.number().int(),
+  status: z.enum(["locked", "partial", "unlocked"]),
+  digest: z.string(),
+  components: z.array(z.record(z.string(), z.unknown())),
+});
+export type InstallLock = z.infer<typeof InstallLockSchema>;
+
+/** The answer to `POST /api/v1/agents/{id}/install`: what to write for one harness. */
+export const InstallResponseSchema = z.looseObject({
+  agent_id: z.string(),
+  harness: z.string(),
+  version: z.string(),
+  config_snippet: ConfigSnippetSchema,
+  warnings: z.array(z.string()),
+  lock: InstallLockSchema,
+});
+export type InstallResponse = z.infer<typeof InstallResponseSchema>;
+
+/** A team as the registry lists it. */
+export const TeamSchema = z.looseObject({ id: z.string(), handle: z.string() });
+export type Team = z.infer<typeof TeamSchema>;
+
+/** `GET /api/v1/me`: who the caller is and the teams they belong to. */
+export const MeSchema = z.looseObject({
+  id: z.string(),
+  handle: z.string(),
+  role: z.string(),
+  teams: z.array(TeamSchema),
+});
+export type Me = z.infer<typeof MeSchema>;
+
+/** `GET /api/v1/admin/teams`. */
+export const TeamsResponseSchema = z.looseObject({ items: z.array(TeamSchema) });
+export type TeamsResponse = z.infer<typeof TeamsResponseSchema>;
+
+/** One registry setting as `GET /api/v1/admin/settings` lists it. */
+export const SettingSchema = z.looseObject({ key: z.string(), value: z.unknown() });
+export type Setting = z.infer<typeof SettingSchema>;
+
+/** `GET /api/v1/admin/settings`. */
+export const SettingsResponseSchema = z.looseObject({ items: z.array(SettingSchema) });
+export type SettingsResponse = z.infer<typeof SettingsResponseSchema>;

@@ -39,7 +39,7 @@ import {
   readPid,
   workerAlive,
 } from "../../lib/delegation/mod.ts";
-import { openRegistryClient } from "../../lib/registry/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { cli } from "../support/cli.ts";
 import { playground } from "../support/delegation.ts";

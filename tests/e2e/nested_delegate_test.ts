@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { createContext, systemClock } from "../../lib/core/mod.ts";
-import { openRegistryClient } from "../../lib/registry/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { startV1Agent } from "../support/a2a_agents.ts";
 import { ensureHarnessCli, harnessTestEnv } from "../support/harness_clis.ts";

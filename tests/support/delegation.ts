@@ -15,7 +15,8 @@ import {
   readPid,
   workerAlive,
 } from "../../lib/delegation/mod.ts";
-import { openRegistryClient, type RegistryClient } from "../../lib/registry/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
+import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { openTaskStore, type TaskStore } from "../../lib/store/mod.ts";
 import { cli, type CliResult } from "./cli.ts";
 import {

@@ -22,7 +22,7 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { createContext, type Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { pidExists, signalGroup } from "../../lib/process/mod.ts";
-import { openRegistryClient } from "../../lib/registry/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { cli, type CliResult } from "./cli.ts";
 
 export interface LocalPlayground {

@@ -7,7 +7,6 @@
 import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { z } from "zod";
 import {
   ConfigSchema,
   type Context,
@@ -23,8 +22,6 @@ import {
   getHarness,
   HARNESS_KEYS,
   type HarnessFacts,
-  type InstallResponse,
-  InstallResponseSchema,
   normalizeHarness,
   type Scope,
   withDelegationLauncher,
@@ -32,7 +29,7 @@ import {
   writeSnippet,
   type WriteSnippetResult,
 } from "../../harness/mod.ts";
-import type { RegistryClient } from "../../registry/mod.ts";
+import type { AgentDetail, InstallResponse, RegistryClient } from "../../registry/mod.ts";
 import { type Command, type Invocation, str } from "../command.ts";
 import { printJson, say } from "../output.ts";
 import { withClient } from "../registry/_client.ts";
@@ -47,18 +44,6 @@ import {
 import { commandLine, shownPath } from "./print.ts";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
-
-/** The part of `GET /api/v1/agents/{id}` a pull reads. */
-const AgentDetailSchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  namespace: z.string().optional(),
-  qualified_name: z.string().optional(),
-  identifier: z.string().optional(),
-  digest: z.string().optional(),
-  latest_approved_version: z.string().nullable().optional(),
-});
-type AgentDetail = z.infer<typeof AgentDetailSchema>;
 
 /** Flags after validation. */
 interface PullOptions {
@@ -188,14 +173,8 @@ async function fetchInstall(
   lock: Lockfile,
   registry: string,
 ): Promise<{ detail: AgentDetail; install: InstallResponse; local: string }> {
-  const raw = await client.agent(o.ref);
-  const parsed = AgentDetailSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ObservalError("NETWORK", "The registry sent an unexpected agent description", {
-      remediation: "Check that observal and the registry are the same version",
-    });
-  }
-  const detail = parsed.data;
+  // The client parses both answers: one this version cannot read is a NETWORK error.
+  const detail = await client.agent(o.ref);
   const shown = detail.qualified_name ?? detail.name;
   if (detail.latest_approved_version === null) {
     throw new ObservalError("FAILED_PRECONDITION", `${shown} has no approved version yet`, {
@@ -207,20 +186,14 @@ async function fetchInstall(
   }
   const taken = takenLocalNames(lock, o.facts.key, detail.id, o.scope, o.targetDir);
   const local = localName(detail, taken, registry);
-  const response = await client.installAgent(detail.id, {
+  const install = await client.installAgent(detail.id, {
     harness: o.facts.key,
     options: { scope: o.scope, local_name: local },
     platform: process.platform,
     ...(o.version ? { version: o.version } : {}),
     supported_features: [],
   });
-  const install = InstallResponseSchema.safeParse(response);
-  if (!install.success) {
-    throw new ObservalError("NETWORK", "The registry sent an unexpected install response", {
-      remediation: "Check that observal and the registry are the same version",
-    });
-  }
-  return { detail, install: install.data, local };
+  return { detail, install, local };
 }
 
 function failedSetups(result: WriteSnippetResult) {

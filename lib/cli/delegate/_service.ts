@@ -1,8 +1,9 @@
 /** Builds the delegation service for one command and closes what it opened. */
 import type { Context } from "../../core/mod.ts";
 import { DelegationService, detachedLauncher } from "../../delegation/mod.ts";
-import { openRegistryClient, type RegistryClient } from "../../registry/mod.ts";
+import type { RegistryClient } from "../../registry/mod.ts";
 import { openTaskStore, type TaskStore } from "../../store/mod.ts";
+import { openRegistryClient } from "../open_registry_client.ts";
 
 export interface Opened {
   service: DelegationService;

@@ -7,8 +7,7 @@ import {
   stateLabel,
   type Task,
 } from "../../a2a/mod.ts";
-import type { Context } from "../../core/mod.ts";
-import { REPLY_REFUSED_EXIT } from "../../delegation/mod.ts";
+import { CATEGORIES, type Context } from "../../core/mod.ts";
 import { type Color, paint, progressLine, say, type Styled } from "../output.ts";
 
 /** Exit codes for a task's outcome and for a wait that ended (see `observal help exit-codes`). */
@@ -16,8 +15,11 @@ export const TASK_EXIT = {
   completed: 0,
   unsuccessful: 3,
   pending: 10,
-  /** Another reply or a cancel got there first; nothing was sent. */
-  replyRefused: REPLY_REFUSED_EXIT,
+  /**
+   * Another reply or a cancel got there first; nothing was sent (the delegation service's
+   * `REPLY_REFUSED_EXIT`, read from core so printing a task does not load the service).
+   */
+  replyRefused: CATEGORIES.superseded.exit,
   /** Ctrl-C before any task was started. */
   interrupted: 130,
 } as const;

@@ -1,6 +1,7 @@
 /** Opens the registry client for a command and always closes it. */
 import type { Context } from "../../core/mod.ts";
-import { openRegistryClient, type RegistryClient } from "../../registry/mod.ts";
+import type { RegistryClient } from "../../registry/mod.ts";
+import { openRegistryClient } from "../open_registry_client.ts";
 
 export async function withClient<T>(
   ctx: Context,
@@ -14,7 +15,4 @@ export async function withClient<T>(
   }
 }
 
-/** Shortens long text for a table cell. */
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+export { clip } from "../clip.ts";

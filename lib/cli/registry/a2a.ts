@@ -11,17 +11,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Turns `--team HANDLE|UUID` into a team id the caller belongs to. */
 export async function resolveTeam(client: RegistryClient, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref.toLowerCase();
-  const me = await client.call<{ teams: Array<{ id: string; handle: string }> }>(
-    "GET",
-    "/api/v1/me",
-  );
+  const me = await client.me();
   const team = me.teams.find((t) => t.handle === ref);
   if (team) return team.id;
   try {
-    const all = await client.admin("GET", "/teams");
-    const found = (all.items as Array<{ id: string; handle: string }>).find((t) =>
-      t.handle === ref
-    );
+    const all = await client.teams();
+    const found = all.items.find((t) => t.handle === ref);
     if (found) return found.id;
   } catch { /* not an admin: fall through to the clear error below */ }
   throw new ObservalError("NOT_FOUND", `No team "${ref}" that you belong to`, {

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Context, ObservalError } from "../../core/mod.ts";
-import { getHarness, InstallResponseSchema, planSnippet } from "../../harness/mod.ts";
+import { getHarness, planSnippet } from "../../harness/mod.ts";
+import type { InstallResponse } from "../../registry/mod.ts";
 import { commandLine } from "../agent/print.ts";
 import { type Command, type Group, str } from "../command.ts";
 import { printBlock, printJson, say } from "../output.ts";
@@ -122,14 +123,7 @@ const install: Command = {
 };
 
 /** The install response for people: each file, what would happen to it, and its content. */
-function printInstall(ctx: Context, ref: string, scope: string, raw: unknown): void {
-  const parsed = InstallResponseSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ObservalError("NETWORK", "The registry sent an unexpected install response", {
-      remediation: "Check that observal and the registry are the same version, or pass --json",
-    });
-  }
-  const response = parsed.data;
+function printInstall(ctx: Context, ref: string, scope: string, response: InstallResponse): void {
   const facts = getHarness(response.harness);
   const plan = planSnippet(response.config_snippet);
   say(

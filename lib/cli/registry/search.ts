@@ -1,5 +1,5 @@
 /** `observal registry search` and `observal registry inspect`. */
-import type { SearchRequest } from "../../registry/mod.ts";
+import type { EntryDocument, EntrySummary, SearchRequest } from "../../registry/mod.ts";
 import { type Command, int, str } from "../command.ts";
 import { paint, printJson, printTable, say } from "../output.ts";
 import { clip, withClient } from "./_client.ts";
@@ -66,17 +66,14 @@ export const searchCommand: Command = {
  */
 async function markRunnableHere(
   ctx: Parameters<typeof say>[0],
-  results: Array<Record<string, unknown>>,
+  results: EntrySummary[],
 ): Promise<void> {
   const agents = results.filter((r) => r.type === TYPES.agent && r["obs:delegable"] === true);
   if (agents.length === 0) return;
   const { harnessOptions, runnableHere } = await import("../../delegation/mod.ts");
   const options = harnessOptions(ctx.env, ctx.cwd);
   for (const r of agents) {
-    const supported = Array.isArray(r["obs:supportedHarnesses"])
-      ? (r["obs:supportedHarnesses"] as unknown[]).map(String)
-      : [];
-    const here = runnableHere(supported, options);
+    const here = runnableHere(r["obs:supportedHarnesses"] ?? [], options);
     if (!here.runnable) {
       r["obs:delegable"] = false;
       r.unavailable = here.missing;
@@ -96,7 +93,7 @@ export const inspectCommand: Command = {
 };
 
 /** Prints the headline fields of an entry document, then the rest as JSON. */
-export function printEntry(ctx: Parameters<typeof say>[0], doc: Record<string, unknown>): void {
+export function printEntry(ctx: Parameters<typeof say>[0], doc: EntryDocument): void {
   const lines: Array<[string, unknown]> = [
     ["Name", doc.displayName],
     ["Identifier", doc.identifier],
@@ -106,7 +103,7 @@ export function printEntry(ctx: Parameters<typeof say>[0], doc: Record<string, u
     ["Visibility", doc["obs:visibility"]],
     ["Delegable", doc["obs:delegable"] ? "yes" : "no"],
     ["Digest", doc["obs:artifactDigest"]],
-    ["Endpoint", (doc["obs:a2aInterface"] as { url?: string } | undefined)?.url],
+    ["Endpoint", doc["obs:a2aInterface"]?.url],
     ["Signature", doc["obs:signature"]],
     ["Review note", doc["obs:reviewNote"]],
     ["Description", doc.description],

@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
 import {
   callableInterface,
-  createRemoteClient,
   DEFAULT_REMOTE_LIMITS,
-  followRemoteTask,
-  type FollowTiming,
   parseAgentCard,
   partsText,
-  type RemoteClient,
   type RemoteLimits,
   RemoteRefusalError,
   type RemoteSnapshot,
   TransientRemoteError,
 } from "../../../lib/a2a/mod.ts";
+import {
+  createRemoteClient,
+  followRemoteTask,
+  type FollowTiming,
+  type RemoteClient,
+} from "../../../lib/a2a/client/mod.ts";
 import { systemClock } from "../../../lib/core/mod.ts";
 import {
   type HostileAgent,

@@ -4,11 +4,10 @@ import type { AddressInfo } from "node:net";
 import {
   type AgentCard,
   type CardInterface,
-  createRemoteClient,
   parseAgentCard,
-  type RemoteClient,
   RemoteRpcError,
 } from "../../../lib/a2a/mod.ts";
+import { createRemoteClient, type RemoteClient } from "../../../lib/a2a/client/mod.ts";
 import { type Env, ObservalError } from "../../../lib/core/mod.ts";
 import type { PinnedRequest, Requester } from "../../../lib/net/mod.ts";
 

@@ -3,16 +3,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageRequest } from "@a2a-js/sdk";
 import {
   callableInterface,
-  createRemoteClient,
   isFinal,
   isInterrupted,
   parseAgentCard,
   partsText,
-  type RemoteClient,
   RemoteRpcError,
   type RemoteSnapshot,
   RPC_TASK_NOT_FOUND,
 } from "../../../lib/a2a/mod.ts";
+import { createRemoteClient, type RemoteClient } from "../../../lib/a2a/client/mod.ts";
 import { type Env, ObservalError } from "../../../lib/core/mod.ts";
 import {
   FAILURE_TEXT,

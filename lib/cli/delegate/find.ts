@@ -1,0 +1,32 @@
+/** `observal delegate find`. */
+import { type Command, int } from "../command.ts";
+import { paint, printJson, printTable, say } from "../output.ts";
+import { clip } from "../clip.ts";
+import { withService } from "./_service.ts";
+
+/** `observal delegate find WORDS...`. */
+export const findCommand: Command = {
+  name: "find",
+  summary: "Find approved agents for a task",
+  args: ["words"],
+  variadic: true,
+  flags: {
+    limit: { type: "string", short: "n", value: "N", description: "How many (1-10)", default: "5" },
+  },
+  async run(inv, ctx) {
+    const text = [inv.args.words, ...inv.rest].join(" ");
+    const limit = int(inv, "limit", 1, 10);
+    const agents = await withService(ctx, ({ service }) => service.find(text, limit));
+    if (inv.json) return printJson(ctx, { query: text, agents, count: agents.length });
+    if (agents.length === 0) return say(ctx, "No approved agent matches that task.");
+    say(ctx, `Agents for: ${text}`);
+    printTable(
+      ctx,
+      ["AGENT", "KIND", "MATCH", "IDENTIFIER"],
+      agents.map((a) => [clip(a.name, 32), a.kind, String(a.score ?? ""), a.identifier]),
+    );
+    for (const a of agents.filter((a) => !a.delegable)) {
+      say(ctx, paint("dim", `${a.name} cannot run on this machine: ${a.unavailable}.`));
+    }
+  },
+};

@@ -1,0 +1,138 @@
+/**
+ * Load on demand, checked on Deno's own module graph: what each entry point imports
+ * statically (and so loads before it does anything) stays within what it needs. Dynamic
+ * imports are left out: they load only when their code runs.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: Array<{ code?: { specifier?: string }; isDynamic?: boolean }>;
+}
+
+/** Paths (relative to the repository) of every module `entry` loads before it runs. */
+async function staticGraph(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: InfoModule[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const todo = [...info.roots];
+  while (todo.length) {
+    const specifier = todo.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code?.specifier) todo.push(dep.code.specifier);
+    }
+  }
+  const root = new URL(`file://${ROOT}`).href;
+  return new Set(
+    [...seen].filter((s) => s.startsWith(root)).map((s) => s.slice(root.length)),
+  );
+}
+
+/** The loaded modules that match any of `patterns`. */
+function loaded(graph: Set<string>, patterns: RegExp[]): string[] {
+  return [...graph].filter((path) => patterns.some((p) => p.test(path))).sort();
+}
+
+const JOSE_AND_SDK = [/^node_modules\/jose\//, /^node_modules\/@a2a-js\//];
+const A2A_CLIENT = [/^lib\/a2a\/client\/(?!remote_errors|remote_rpc_error)/, /^lib\/net\//];
+const SERVER = [/^lib\/server\//, /^node_modules\/hono\//, /^node_modules\/@hono\//];
+const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
+const RENDERERS = [
+  /^node_modules\/yaml\//,
+  /^node_modules\/smol-toml\//,
+  /^lib\/harness\/(?!facts\/|registry|config_snippet|headless|_headless|pi_trust)/,
+];
+
+Deno.test("observal --version and help load only the command table, core and zod", async () => {
+  const graph = await staticGraph("main.ts");
+  const extra = [...graph].filter((path) =>
+    !/^main\.ts$|^lib\/core\/|^node_modules\/zod\/|^harness_registry\.json$/.test(path) &&
+    !/^lib\/cli\/(mod|command|output)\.ts$|^lib\/cli\/\w+\/mod\.ts$/.test(path)
+  );
+  assert.deepEqual(extra, []);
+});
+
+Deno.test("every command module is left out of the command table's static graph", async () => {
+  const graph = await staticGraph("lib/cli/mod.ts");
+  assert.deepEqual(
+    loaded(graph, [/^lib\/(a2a|store|registry|delegation|server|mcp|harness)\//]),
+    [],
+  );
+});
+
+Deno.test("the task store loads neither jose, the A2A SDK nor the A2A client", async () => {
+  const graph = await staticGraph("lib/store/mod.ts");
+  assert.deepEqual(loaded(graph, [...JOSE_AND_SDK, ...A2A_CLIENT, ...SERVER]), []);
+});
+
+Deno.test("the light A2A door loads no client, jose or SDK; the heavy door does", async () => {
+  assert.deepEqual(
+    loaded(await staticGraph("lib/a2a/mod.ts"), [...JOSE_AND_SDK, ...A2A_CLIENT]),
+    [],
+  );
+  const heavy = await staticGraph("lib/a2a/client/mod.ts");
+  assert.ok(heavy.has("lib/a2a/client/remote_client.ts"));
+  assert.ok(loaded(heavy, JOSE_AND_SDK).length > 0);
+});
+
+Deno.test("delegate list loads the task store and nothing of the registry or the service", async () => {
+  const graph = await staticGraph("lib/cli/delegate/list.ts");
+  assert.ok(graph.has("lib/store/task_store.ts"));
+  assert.deepEqual(
+    loaded(graph, [/^lib\/registry\//, /^lib\/delegation\//, ...SERVER, ...MCP, ...RENDERERS]),
+    [],
+  );
+});
+
+Deno.test("the worker loads the store and the registry client, its runner only when it runs", async () => {
+  const graph = await staticGraph("lib/cli/delegate/worker.ts");
+  assert.ok(graph.has("lib/store/task_store.ts"));
+  assert.ok(graph.has("lib/registry/client.ts"));
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/delegation\/(service|local_run|remote_run|reaper|reconcile)\.ts$/,
+      ...A2A_CLIENT,
+      ...JOSE_AND_SDK,
+      ...SERVER,
+      ...MCP,
+      ...RENDERERS,
+    ]),
+    [],
+  );
+});
+
+Deno.test("lib/registry does not load lib/server, which the CLI hands it as a transport", async () => {
+  const graph = await staticGraph("lib/registry/mod.ts");
+  assert.deepEqual(loaded(graph, [...SERVER, ...RENDERERS, ...A2A_CLIENT]), []);
+});
+
+Deno.test("the delegation service's door loads no runner, server or MCP", async () => {
+  const graph = await staticGraph("lib/delegation/mod.ts");
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/delegation\/(local_run|remote_run)\.ts$/,
+      ...A2A_CLIENT,
+      ...JOSE_AND_SDK,
+      ...SERVER,
+      ...MCP,
+      ...RENDERERS,
+    ]),
+    [],
+  );
+});
