@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
 # Single-file executables of observal.
 #   ./compile.sh [TARGET...]             deno compile per target -> dist/observal-<target>[.exe]
+#                                        (deno downloads its runtime, denort, for each target)
 #   COMPILE_VERIFY=1 ./compile.sh [...]  offline packaging check: the npm @deno/<platform> binaries
-#                                        stand in for denort; outputs in dist/verify/ are NOT shippable
-#   ./compile.sh --sea                   Node single-executable fallback (linux x64, runs on Node)
+#                                        stand in for denort (cached in tmp/standin/); outputs in
+#                                        dist/verify/ are NOT shippable
+#   ./compile.sh --sea                   Node single executable (linux x64, runs on Node), built
+#                                        without any download -> dist/observal-node-sea
 set -euo pipefail
 cd "$(dirname "$0")"
+# Errors are for people: no Rust backtrace after deno's own message.
+export RUST_BACKTRACE=0
 BIN=./node_modules/.bin
 DENO=${DENO:-$BIN/deno}
 NAME=observal
 ALL=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc)
 # Workers re-execute the binary itself and harnesses are spawned by name, so run stays open;
-# network reaches registries and agents the user configured.
+# network reaches registries and agents the user configured. A compiled binary cannot narrow
+# its permissions per task (they are fixed here), so its workers are not fenced.
 PERMS=(--no-prompt --allow-read --allow-write --allow-env --allow-run --allow-net --allow-sys)
 DENO_VER=$("$DENO" --version | awk 'NR==1{print $2}')
 
 mkdir -p dist/bundle
+# esbuild into a temporary name, then rename: another build running at the same time never
+# reads a half-written bundle.
+bundle() { # OUT ARGS...
+  local out=$1; shift
+  "$BIN/esbuild" main.ts --bundle --platform=node "$@" --outfile="$out.$$.tmp" --log-level=warning
+  mv -f "$out.$$.tmp" "$out"
+}
 # One esbuild bundle (dependencies inlined) keeps node_modules out of the binary.
-"$BIN/esbuild" main.ts --bundle --platform=node --format=esm --target=node22 \
-  --outfile=dist/bundle/$NAME.mjs --log-level=warning
+bundle dist/bundle/$NAME.mjs --format=esm --target=node22
 
 if [[ ${1:-} == --sea ]]; then
-  "$BIN/esbuild" main.ts --bundle --platform=node --format=cjs --target=node24 \
-    --define:import.meta.main=true --outfile=dist/bundle/$NAME.cjs --log-level=warning
+  bundle dist/bundle/$NAME.cjs --format=cjs --target=node24 --define:import.meta.main=true
   printf '{"main":"dist/bundle/%s.cjs","output":"dist/bundle/sea.blob","disableExperimentalSEAWarning":true,"useCodeCache":false,"useSnapshot":false}\n' "$NAME" > dist/bundle/sea.json
   "$BIN/node" --experimental-sea-config dist/bundle/sea.json
   cp --dereference "$BIN/node" dist/$NAME-node-sea && chmod u+w dist/$NAME-node-sea
@@ -40,28 +51,55 @@ standin() { # npm package holding the real deno binary for a target (same versio
   esac
 }
 
-status=0
+# Downloads (once) the @deno/<platform> package for a target into tmp/standin/; prints the
+# path of its deno binary.
+fetch_standin() {
+  local pkg=$1 dir=tmp/standin/$1
+  if [[ ! -f $dir/.ready ]]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && npm pack --silent "@deno/$pkg@$DENO_VER" >/dev/null && tar xzf ./*.tgz && rm -f ./*.tgz) ||
+      return 1
+    touch "$dir/.ready"
+  fi
+  ls "$dir"/package/deno*
+}
+
+status=0 no_runtime=0
 for t in "${@:-${ALL[@]}}"; do
   ext=""; [[ $t == *windows* ]] && ext=.exe
   if [[ -n ${COMPILE_VERIFY:-} ]]; then
-    pkg=$(standin "$t") || { echo "unknown target $t" >&2; status=2; continue; }
-    dir=tmp/standin/$pkg
-    if [[ ! -d $dir/package ]]; then
-      mkdir -p "$dir" && (cd "$dir" && npm pack --silent "@deno/$pkg@$DENO_VER" >/dev/null && tar xzf ./*.tgz)
+    pkg=$(standin "$t") || { echo "verify FAIL $t: unknown target (one of: ${ALL[*]})" >&2; status=2; continue; }
+    if ! base=$(fetch_standin "$pkg"); then
+      echo "verify FAIL $t: could not download @deno/$pkg@$DENO_VER from the npm registry" >&2
+      status=1; continue
     fi
     out=dist/verify/$NAME-$t$ext; mkdir -p dist/verify
-    DENORT_BIN=$(ls "$dir"/package/deno*) "$DENO" compile -q --no-config "${PERMS[@]}" --target "$t" -o "$out" dist/bundle/$NAME.mjs
-    if grep -aq '"entrypoint_key":"'$NAME'.mjs"' "$out" && grep -aq d3n0l4nd "$out"; then
+    if DENORT_BIN=$base "$DENO" compile -q --no-config "${PERMS[@]}" --target "$t" -o "$out" dist/bundle/$NAME.mjs &&
+      grep -aq '"entrypoint_key":"'$NAME'.mjs"' "$out" && grep -aq d3n0l4nd "$out"; then
       echo "verify ok  $t  $(du -h "$out" | cut -f1)"
     else
-      echo "verify FAIL $t"; status=1
+      echo "verify FAIL $t" >&2; status=1
     fi
   else
-    if ! "$DENO" compile -q --no-config "${PERMS[@]}" --target "$t" -o "dist/$NAME-$t$ext" dist/bundle/$NAME.mjs; then
-      echo "compile FAILED for $t: deno compile needs denort $DENO_VER for $t (downloaded by deno), or a copy at" >&2
-      echo "  \$DENO_DIR/dl/release/v$DENO_VER/denort-$t.zip (default DENO_DIR: ~/.cache/deno)" >&2
-      status=3
+    err=$(mktemp)
+    if ! "$DENO" compile -q --no-config "${PERMS[@]}" --target "$t" -o "dist/$NAME-$t$ext" dist/bundle/$NAME.mjs 2>"$err"; then
+      cat "$err" >&2
+      echo "compile FAILED for $t" >&2
+      # "Setting up base binary" is the step that fetches (or finds) the runtime.
+      if grep -q 'base binary\|denort' "$err"; then no_runtime=1; else status=1; fi
     fi
+    rm -f "$err"
   fi
 done
+if ((no_runtime)); then # the runtime could not be had: say what works instead
+  status=3
+  cat >&2 <<MSG
+
+deno compile needs Deno's runtime (denort $DENO_VER) for each target, which it downloads from
+dl.deno.land; it could not get it. Either:
+  - pre-seed it: \$DENO_DIR/dl/release/v$DENO_VER/denort-<target>.zip (default DENO_DIR: ~/.cache/deno);
+  - ./compile.sh --sea builds dist/$NAME-node-sea, a runnable single file, with no download;
+  - COMPILE_VERIFY=1 ./compile.sh checks every target's packaging offline (not shippable).
+MSG
+fi
 exit $status

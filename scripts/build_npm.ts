@@ -1,14 +1,18 @@
 /**
  * Emits the npm package into npm/: one ESM bundle of our code (dependencies stay external
- * and are listed in npm/package.json) and a small bin shim.
+ * and are listed in npm/package.json), a small bin shim, the README and, when the project
+ * has one, its LICENSE. Nothing else goes in.
  *
  *   deno run -A scripts/build_npm.ts [--bundle-deps] [--out DIR]
  */
 import * as esbuild from "esbuild";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { VERSION } from "../lib/core/version.ts";
+
+/** The oldest Node the package runs on: node:sqlite with the API we use appeared in 22.13. */
+const MIN_NODE = "22.13.0";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 if (pkg.version !== VERSION) {
@@ -36,21 +40,54 @@ await esbuild.build({
   logLevel: "warning",
 });
 await esbuild.stop();
-// node:sqlite warns as experimental on Node < 24.15; the shim filters only that warning.
+
+const [major, minor] = MIN_NODE.split(".").map(Number);
+// The shim is plain JavaScript that old Nodes still parse (no top-level await, no optional
+// chaining), and it loads nothing before the version check: the bundle imports node:sqlite,
+// which older Nodes lack.
 writeFileSync(
   `${out}/bin/observal.mjs`,
   `#!/usr/bin/env node
-const emit = process.emitWarning;
-process.emitWarning = function (w, ...rest) {
-  const msg = typeof w === "string" ? w : w?.message ?? "";
-  if (/SQLite is an experimental feature/.test(msg)) return;
-  return emit.call(process, w, ...rest);
-};
-await import("../dist/main.mjs");
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < ${major} || (major === ${major} && minor < ${minor})) {
+  process.stderr.write(
+    "observal needs Node.js ${MIN_NODE} or newer, but this is Node.js " + process.version +
+      "; install a newer Node.js, or run a single-file build of observal\\n",
+  );
+  process.exitCode = 1;
+} else {
+  // Compiled code is cached between runs (every worker is a new process).
+  import("node:module")
+    .then(({ default: mod }) => {
+      if (typeof mod.enableCompileCache === "function") mod.enableCompileCache();
+      // node:sqlite warns that it is experimental before Node 24.15; only that is dropped.
+      const emit = process.emitWarning;
+      process.emitWarning = function (warning, ...rest) {
+        const text = typeof warning === "string" ? warning : (warning && warning.message) || "";
+        if (/SQLite is an experimental feature/.test(text)) return;
+        return emit.call(process, warning, ...rest);
+      };
+      return import("../dist/main.mjs");
+    });
+}
 `,
   { mode: 0o755 },
 );
 cpSync("README.md", `${out}/README.md`);
+const files = ["bin/", "dist/"];
+for (const name of ["LICENSE", "LICENSE.md", "NOTICE"]) {
+  if (existsSync(name)) cpSync(name, `${out}/${name}`);
+}
+// Identity fields come from the project's package.json as they are; the build does not
+// invent a licence or a home for the code.
+const identity: Record<string, unknown> = {};
+for (const field of ["license", "repository", "homepage", "bugs", "author", "keywords"]) {
+  if (pkg[field] !== undefined) identity[field] = pkg[field];
+}
+const missing = ["license", "repository"].filter((f) => identity[f] === undefined);
+if (missing.length) {
+  console.error(`package.json has no ${missing.join(" or ")}: the npm package goes without`);
+}
 writeFileSync(
   `${out}/package.json`,
   JSON.stringify(
@@ -58,10 +95,11 @@ writeFileSync(
       name: "observal",
       version: pkg.version,
       description: pkg.description,
+      ...identity,
       type: "module",
       bin: { observal: "bin/observal.mjs" },
-      files: ["bin", "dist"],
-      engines: { node: ">=22.13" },
+      files,
+      engines: { node: `>=${MIN_NODE}` },
       dependencies: bundleDeps ? {} : pkg.dependencies,
     },
     null,

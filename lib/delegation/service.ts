@@ -24,7 +24,7 @@ import {
   type SelfPermissions,
   serverTarget,
 } from "../core/mod.ts";
-import type { RegistryClient } from "../registry/mod.ts";
+import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { appendCapabilityLock } from "../telemetry/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
@@ -40,7 +40,6 @@ import {
   checkMessage,
   MAX_MESSAGE_CHARS,
 } from "./guards.ts";
-import { cancelRemote } from "./remote_run.ts";
 import { agentMessage, markChanged, settle, userMessage } from "./task_ops.ts";
 import {
   clearPid,
@@ -239,12 +238,12 @@ export class DelegationService {
   }
 
   /** Resolves a reference to the registry's current entry document. */
-  async #resolve(ref: string): Promise<Record<string, unknown>> {
+  async #resolve(ref: string): Promise<EntryDocument> {
     const registry = this.#d.registry();
     try {
       if (/^urn:air?:/i.test(ref)) return await registry.entry(ref);
       const detail = await registry.agent(ref);
-      return await registry.entry(String(detail.identifier));
+      return await registry.entry(detail.identifier ?? detail.id);
     } catch (err) {
       if (err instanceof ObservalError && err.code === "NOT_FOUND") {
         throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
@@ -266,23 +265,24 @@ export class DelegationService {
     if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
     const entry = await this.#resolve(ref);
     checkApproved(entry, ref);
-    const identifier = String(entry.identifier);
-    const name = String(entry.displayName ?? ref);
+    const identifier = entry.identifier;
+    const name = entry.displayName ?? ref;
     const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
     const agentId = isA2a ? undefined : agentIdOf(identifier);
     checkCycle(caller, { identifier, agentId, name });
     this.sweep();
 
     let kindMeta: Record<string, unknown>;
-    let perms: SelfPermissions;
+    // What the worker may touch, once its task folder is known.
+    let perms: (fence: WorkerFence) => SelfPermissions;
     if (isA2a) {
       if (options.harness) {
         throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
           remediation: `${name} is a remote agent; drop --harness`,
         });
       }
-      const iface = entry["obs:a2aInterface"] as { url?: string } | undefined;
-      if (!iface?.url) {
+      const iface = pinnedEndpoint(entry)?.iface;
+      if (!iface) {
         throw new ObservalError(
           "FAILED_PRECONDITION",
           `${name} has no callable JSON-RPC endpoint`,
@@ -293,7 +293,8 @@ export class DelegationService {
       }
       kindMeta = { kind: "a2a", remoteUrl: iface.url };
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
-      perms = { read: [ctx.home], write: [ctx.home], net: this.#net(iface.url) };
+      const net = this.#net(iface.url);
+      perms = (fence) => remotePermissions(ctx, net, fence);
     } else {
       if (!agentId) {
         throw new ObservalError(
@@ -302,9 +303,7 @@ export class DelegationService {
           { remediation: "Pass the identifier from `observal delegate find` (urn:air:...)" },
         );
       }
-      const supported = Array.isArray(entry["obs:supportedHarnesses"])
-        ? (entry["obs:supportedHarnesses"] as unknown[]).map(String)
-        : [];
+      const supported = entry["obs:supportedHarnesses"] ?? [];
       const { chooseHarness, harnessOptions } = await import("./harness_choice.ts");
       const choice = chooseHarness({
         supported,
@@ -317,9 +316,10 @@ export class DelegationService {
         kind: "agent",
         agentId,
         harness: choice.key,
-        nativeRef: typeof entry["obs:nativeRef"] === "string" ? entry["obs:nativeRef"] : undefined,
+        nativeRef: entry["obs:nativeRef"],
       };
-      perms = localPermissions(ctx, choice, this.#net());
+      const net = this.#net();
+      perms = (fence) => localPermissions(ctx, choice, net, fence);
     }
     // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
     options.signal?.throwIfAborted();
@@ -331,10 +331,8 @@ export class DelegationService {
     const meta: Record<string, unknown> = {
       target: identifier,
       targetName: name,
-      version: typeof entry.version === "string" ? entry.version : undefined,
-      digest: typeof entry["obs:artifactDigest"] === "string"
-        ? entry["obs:artifactDigest"]
-        : undefined,
+      version: entry.version,
+      digest: entry["obs:artifactDigest"],
       parentHarness: caller.harness,
       parentAgentId: caller.agentId,
       parentTaskId: caller.parentTaskId,
@@ -438,14 +436,14 @@ export class DelegationService {
    * Starts the task's worker. If it cannot be started the task is settled as failed (it
    * never stays submitted) and the error says why and what to check.
    */
-  #launch(task: Task, perms: SelfPermissions): void {
+  #launch(task: Task, perms: (fence: WorkerFence) => SelfPermissions): void {
     const { store, ctx } = this.#d;
     let pid: number;
     let dir: string;
     try {
       dir = store.taskDir(task.id, { create: true });
       clearPid(dir);
-      pid = this.#d.launch(task.id, dir, perms);
+      pid = this.#d.launch(task.id, dir, perms({ taskDir: dir, storePath: store.path }));
     } catch (err) {
       const detail = errorText(err);
       let unsettled = "";
@@ -592,14 +590,22 @@ export class DelegationService {
         if (left <= 0 || signal?.aborted) return task;
         // Wake as soon as the worker marks a change; the poll is only a fallback.
         wake ??= watchTask(this.#d.store.taskDir(id));
-        await Promise.race([
-          clock.sleep(Math.min(WAIT_POLL_MS, left)),
-          wake.changed(),
-          ...(interrupted ? [interrupted] : []),
-        ]);
+        // Whatever wakes the wait, the poll's timer goes with it: a pending timer would
+        // keep the process alive after the result is printed.
+        const nap = new AbortController();
+        try {
+          await Promise.race([
+            clock.sleep(Math.min(WAIT_POLL_MS, left), nap.signal).catch(() => {}),
+            wake.changed(),
+            ...(interrupted ? [interrupted.promise] : []),
+          ]);
+        } finally {
+          nap.abort();
+        }
       }
     } finally {
       wake?.close();
+      interrupted?.dispose();
     }
   }
 
@@ -679,12 +685,8 @@ export class DelegationService {
       );
     }
     markChanged(store, outcome.task);
-    const { home } = ctx;
-    this.#launch(outcome.task, {
-      read: [home],
-      write: [home],
-      net: this.#net(meta.remoteUrl ?? ""),
-    });
+    const net = this.#net(meta.remoteUrl ?? "");
+    this.#launch(outcome.task, (fence) => remotePermissions(ctx, net, fence));
     return await this.wait(id, options.waitSeconds ?? 0, {
       since,
       onTick: options.onTick,
@@ -705,19 +707,22 @@ export class DelegationService {
     const state = claimed.status.state;
     if (isTerminal(state)) return claimed;
     const deps = { ctx, store, registry: this.#d.registry };
-    if (isInterrupted(state)) return await cancelRemote(deps, claimed);
+    // The A2A client loads only when a remote agent must be told.
+    const cancelRemote = async (task: Task) =>
+      await (await import("./remote_run.ts")).cancelRemote(deps, task);
+    if (isInterrupted(state)) return await cancelRemote(claimed);
     const pid = this.#workerPid(id);
     if (pid !== undefined && !workerAlive(pid, id)) {
       // Nobody else will act on the request. A remote agent may still be working on it.
       return claimed.metadata.observal.remoteTaskId
-        ? await cancelRemote(deps, claimed)
+        ? await cancelRemote(claimed)
         : settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     }
     // Running, or starting: the worker checks for the request before anything else.
     const after = await this.wait(id, 15);
     // The worker stopped for input before it saw the request: nothing runs now, so the
     // agent is told here (the request still holds, so no reply got in meanwhile).
-    return isInterrupted(after.status.state) ? await cancelRemote(deps, after) : after;
+    return isInterrupted(after.status.state) ? await cancelRemote(after) : after;
   }
 }
 
@@ -768,12 +773,15 @@ function replyParts(answer: string | readonly Part[]): Part[] {
   return parts;
 }
 
-/** Resolves when `signal` aborts. */
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener("abort", () => resolve(), { once: true });
+/** Resolves when `signal` aborts; `dispose` drops the listener once the wait is over. */
+function aborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void } {
+  let onAbort = () => {};
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
 }
 
 function errorText(err: unknown): string {
@@ -807,19 +815,72 @@ function watchTask(dir: string): TaskWatch {
   };
 }
 
+/** What a worker is fenced to besides its task's needs: its task and the store it updates. */
+export interface WorkerFence {
+  /** The task's folder (`store.taskDir(id)`): worker log, pid, state, child output, patch. */
+  taskDir: string;
+  /** The task database (`store.path`); SQLite opens its `-wal` and `-shm` files beside it. */
+  storePath: string;
+}
+
 /**
- * What a local task's worker may touch under `deno run`: read the caller's directory (to
- * copy its uncommitted files), read and write OBSERVAL_HOME (the store, the workspace),
- * run git and the chosen harness, and reach the registry. The harness child itself is
- * not fenced by this: it has the user's own access.
+ * The files every worker opens: its task folder and the task database (read and write),
+ * config.json (read: which registry to use) and, when no server is configured, the
+ * embedded registry's database (`<home>/registry.db`, as lib/server's `registryPath`).
  */
-function localPermissions(
+function workerFiles(ctx: Context, fence: WorkerFence): { read: string[]; write: string[] } {
+  const database = (path: string) => [path, `${path}-wal`, `${path}-shm`];
+  const write = [fence.taskDir, ...database(fence.storePath)];
+  if (serverTarget(ctx).kind === "embedded") write.push(...database(join(ctx.home, "registry.db")));
+  return { read: [...write, join(ctx.home, "config.json")], write };
+}
+
+/**
+ * What a remote task's worker may touch under `deno run`: its own task folder and the
+ * store's database files, and the network of the agent's pinned endpoint and the
+ * configured registry (`net`, from the service). Nothing else under OBSERVAL_HOME, no
+ * other host, no program.
+ *
+ * @param ctx the caller's context (home, env)
+ * @param net `host:port` entries the worker may reach
+ * @param fence the task's folder and the store's database; without it (older callers) the
+ *   worker gets all of OBSERVAL_HOME
+ * @returns the permissions the worker is started with
+ */
+export function remotePermissions(
+  ctx: Context,
+  net: string[],
+  fence?: WorkerFence,
+): SelfPermissions {
+  if (!fence) return { read: [ctx.home], write: [ctx.home], net };
+  return { ...workerFiles(ctx, fence), net };
+}
+
+/**
+ * What a local task's worker may touch under `deno run`: its task folder and the store's
+ * database files; the workspaces folder (`<home>/delegations/ws`, as lib/workspace's
+ * `workspacesDir`: the copy is made there under a name chosen at run time); read the
+ * caller's repository (to copy its uncommitted files), the harness binary and the harness
+ * config the run checks (Pi's trust); run git and the chosen harness; and reach the
+ * registry. The harness child itself is not fenced by this: it has the user's own access.
+ *
+ * @param ctx the caller's context (home, cwd, env)
+ * @param harness the chosen harness: its binary and the config folder it needs read
+ * @param net `host:port` entries the worker may reach (the registry's, if remote)
+ * @param fence the task's folder and the store's database; without it (older callers) the
+ *   worker gets all of OBSERVAL_HOME
+ * @returns the permissions the worker is started with
+ */
+export function localPermissions(
   ctx: Context,
   harness: { key: string; binary: string; trustDir?: string },
   net: string[],
+  fence?: WorkerFence,
 ): SelfPermissions {
   const { binary } = harness;
-  const read = [ctx.home, ...repositoryPaths(ctx.cwd), binary];
+  const files = fence ? workerFiles(ctx, fence) : { read: [ctx.home], write: [ctx.home] };
+  const workspaces = join(ctx.home, "delegations", "ws");
+  const read = [...files.read, workspaces, ...repositoryPaths(ctx.cwd), binary];
   // Pi's trust is checked again when the run starts.
   if (harness.trustDir) read.push(harness.trustDir);
   // kill(1) stops the child's whole process group when a scoped permission cannot; the
@@ -827,7 +888,7 @@ function localPermissions(
   const run = ["git", binary, "kill"];
   if (process.platform === "linux") run.push("cat", "readlink");
   if (process.platform === "darwin") run.push("ps", "lsof");
-  return { read, write: [ctx.home], net, run };
+  return { read: [...new Set(read)], write: [...new Set([...files.write, workspaces])], net, run };
 }
 
 /**

@@ -70,24 +70,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX entries_owner ON entries(owner_id);
   CREATE INDEX entries_team ON entries(team_id);
 
-  CREATE VIRTUAL TABLE entries_fts USING fts5(
-    display_name, search_queries, search_capabilities, description,
-    content='entries', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
-  );
-  CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
-    INSERT INTO entries_fts(rowid, display_name, search_queries, search_capabilities, description)
-    VALUES (new.rowid, new.display_name, new.search_queries, new.search_capabilities, new.description);
-  END;
-  CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
-    INSERT INTO entries_fts(entries_fts, rowid, display_name, search_queries, search_capabilities, description)
-    VALUES ('delete', old.rowid, old.display_name, old.search_queries, old.search_capabilities, old.description);
-  END;
-  CREATE TRIGGER entries_au AFTER UPDATE OF display_name, search_queries, search_capabilities, description ON entries BEGIN
-    INSERT INTO entries_fts(entries_fts, rowid, display_name, search_queries, search_capabilities, description)
-    VALUES ('delete', old.rowid, old.display_name, old.search_queries, old.search_capabilities, old.description);
-    INSERT INTO entries_fts(rowid, display_name, search_queries, search_capabilities, description)
-    VALUES (new.rowid, new.display_name, new.search_queries, new.search_capabilities, new.description);
-  END;
+  -- (A full-text table and its triggers stood here; search_terms, in the next migration,
+  -- replaced them. They are no longer created: some SQLite builds, such as Node 22.13's,
+  -- have no FTS5, and the next migration drops them where an older database has them.)
 
   -- Every published version of a registry agent; entries holds the current one.
   CREATE TABLE agent_versions (
@@ -167,10 +152,11 @@ export const MIGRATIONS: readonly string[] = [
     ON CONFLICT(term) DO UPDATE SET entries = entries + 1;
   END;
 
-  -- The full-text index is replaced by search_terms.
-  DROP TRIGGER entries_ai;
-  DROP TRIGGER entries_ad;
-  DROP TRIGGER entries_au;
-  DROP TABLE entries_fts;
+  -- The full-text index is replaced by search_terms (only databases created before this
+  -- migration have it).
+  DROP TRIGGER IF EXISTS entries_ai;
+  DROP TRIGGER IF EXISTS entries_ad;
+  DROP TRIGGER IF EXISTS entries_au;
+  DROP TABLE IF EXISTS entries_fts;
   `,
 ];

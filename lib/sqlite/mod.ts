@@ -3,7 +3,7 @@
  * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
  * @module
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
@@ -20,7 +20,11 @@ export interface OpenOptions {
 /** Opens (creating if needed) a database file and brings its schema up to date. */
 export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   // Created private: the folder holds API key hashes, task logs and patches.
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Only a new database needs its folder: a permission-fenced worker may open an existing
+  // file without being allowed to write the folder that holds it.
+  if (path !== ":memory:" && !existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  }
   const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");

@@ -3,7 +3,7 @@
  * the MCP server, plus a folder per task for blobs (logs, patches).
  * @module
  */
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -139,7 +139,8 @@ export class TaskStore {
     if (walProblem) throw damagedStore(wal, walProblem);
     try {
       // Task folders hold logs and patches of private code: owner only.
-      mkdirSync(this.root, { recursive: true, mode: 0o700 });
+      // Made with the database; a fenced worker may open the file but not write the folder.
+      if (!existsSync(path)) mkdirSync(this.root, { recursive: true, mode: 0o700 });
       this.#db = openDatabase(path, { migrations: MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS });
     } catch (cause) {
       const fault = storeFault(cause, path);

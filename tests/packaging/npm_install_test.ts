@@ -5,47 +5,21 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { findDelegationEntry } from "../../lib/harness/mod.ts";
 import { probeMcpServer } from "../../lib/mcp/probe_server.ts";
+import { PROJECT_NODE } from "./_node_versions.ts";
+import { packAndInstall } from "./_pack.ts";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const NODE24 = realpathSync(join(root, "node_modules", ".bin", "node"));
+const NODE24 = realpathSync(PROJECT_NODE);
 const BARE_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 Deno.test("npm pack, npm install into an empty folder: mcp install entries launch from a bare PATH", async () => {
   const work = realpathSync(mkdtempSync(join(tmpdir(), "observal-npmi-")));
   try {
-    const out = join(work, "package");
-    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
-      cwd: root,
-      stdio: "pipe",
-    });
-    // npm itself runs on the Node 24 from the project, found first on PATH.
-    const npmEnv = {
-      ...Deno.env.toObject(),
-      PATH: `${dirname(NODE24)}:${Deno.env.get("PATH")}`,
-      npm_config_audit: "false",
-      npm_config_fund: "false",
-      npm_config_update_notifier: "false",
-    };
-    execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
-      cwd: out,
-      env: npmEnv,
-      stdio: "pipe",
-    });
-    const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"))!;
-    const app = join(work, "app");
-    mkdirSync(app);
-    execFileSync("npm", ["install", "--no-save", join(work, tarball)], {
-      cwd: app,
-      env: npmEnv,
-      stdio: "pipe",
-    });
-    const bin = join(app, "node_modules", ".bin", "observal");
+    const { app, bin, npmEnv } = packAndInstall(work);
     const home = join(work, "home");
     mkdirSync(join(home, ".codex"), { recursive: true });
     const env = { ...npmEnv, HOME: home, OBSERVAL_HOME: join(home, ".observal"), NO_COLOR: "1" };
