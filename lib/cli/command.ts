@@ -294,3 +294,22 @@ export function int(inv: Invocation, name: string, min: number, max: number): nu
   }
   return n;
 }
+
+/**
+ * Reads a string flag that must be one of `allowed` (or absent); a wrong value is refused
+ * with the allowed values in the message.
+ */
+export function choice<T extends string>(
+  inv: Invocation,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  const raw = str(inv, name);
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ObservalError("USAGE", `--${name} cannot be "${raw}"`, {
+      remediation: `Use one of: ${allowed.join(", ")}`,
+    });
+  }
+  return raw as T;
+}

@@ -109,6 +109,20 @@ export function printJson(ctx: Context, value: unknown): void {
   ctx.io.stdout.write(`${safeJson(value, 2)}\n`);
 }
 
+/**
+ * Prints a list under `--json` in the one envelope every list command uses:
+ * `{ "items": [...], "total": N }`, plus `nextPageToken` when there is a next page.
+ * Its shape is {@linkcode ListEnvelopeSchema} in `list_envelope.ts`.
+ */
+export function printList(
+  ctx: Context,
+  items: readonly unknown[],
+  total: number,
+  nextPageToken?: string,
+): void {
+  printJson(ctx, nextPageToken ? { items, total, nextPageToken } : { items, total });
+}
+
 /** Prints a value as one line of JSON on stderr (errors under `--json`). */
 export function printJsonError(ctx: Context, value: unknown): void {
   ctx.io.stderr.write(`${safeJson(value)}\n`);
