@@ -1,10 +1,14 @@
 /**
- * The `observal` executable: build the Context from the process and run the CLI.
+ * The `observal` executable: answer `--version` at once, else build the Context from the
+ * process and run the CLI.
+ *
+ * Nothing else is imported before the version is answered, and the CLI is imported only
+ * after: `--version` loads neither the runtime's Node layer nor the command table.
  * @module
  */
-import process from "node:process";
-import { createContext, type Writer } from "./lib/core/mod.ts";
-import { escapeControls, runCli } from "./lib/cli/mod.ts";
+import { programArgs } from "./lib/core/runtime.ts";
+import { isVersionRequest, versionText } from "./lib/core/version.ts";
+import type { Writer } from "./lib/core/mod.ts";
 
 /**
  * A writer for one of the process's streams that goes quiet once its reader has gone
@@ -30,16 +34,35 @@ function quietOnClose(stream: NodeJS.WriteStream): Writer {
   };
 }
 
-if (import.meta.main) {
+/** Runs the CLI on argv; resolves to the exit code. */
+async function main(argv: string[]): Promise<number> {
+  const [{ default: process }, { createContext }, { escapeControls, runCli }] = await Promise.all([
+    import("node:process"),
+    import("./lib/core/mod.ts"),
+    import("./lib/cli/mod.ts"),
+  ]);
   const io = { stdout: quietOnClose(process.stdout), stderr: quietOnClose(process.stderr) };
-  // No top-level await, so the same bundle can also be a CommonJS entry.
-  runCli(process.argv.slice(2), createContext({ io })).then(
-    (code) => (process.exitCode = code),
-    (err) => {
-      io.stderr.write(
-        `error: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`,
-      );
-      process.exitCode = 1;
-    },
-  );
+  try {
+    return await runCli(argv, createContext({ io }));
+  } catch (err) {
+    io.stderr.write(`error: ${escapeControls(err instanceof Error ? err.message : String(err))}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const argv = programArgs();
+  if (isVersionRequest(argv)) {
+    // The console drops output to a closed pipe itself, under Deno and Node alike.
+    console.log(versionText(argv.includes("--json")));
+  } else {
+    // No top-level await, so the same bundle can also be a CommonJS entry.
+    main(argv).then(
+      (code) => (globalThis.process.exitCode = code),
+      (err) => {
+        console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+        globalThis.process.exitCode = 1;
+      },
+    );
+  }
 }

@@ -413,6 +413,15 @@ try {
       deno("delegate", "run", remote.identifier, "ping", "--wait", "60"),
       homeEnv(remote.home),
     ),
+    // The floor under `delegate run`: one runtime start that starts another, which makes one
+    // request to the agent and exits, then the first exits too (no observal code at all).
+    time("floor: deno → deno → agent", [
+      DENO,
+      "eval",
+      `await new Deno.Command(Deno.execPath(), { args: ["eval", ${
+        JSON.stringify(`await (await fetch(${JSON.stringify(agent.cardUrl)})).text();`)
+      }] }).output();`,
+    ]),
     async () => {
       const start = performance.now();
       await sdk.sendMessage(SendMessageRequest.fromJSON({
@@ -472,6 +481,7 @@ try {
   row("MCP spawn→tools/list", base, "deno eval", 3);
   row("worker spawn→first RPC", base, "deno eval");
   row("bare SDK round trip", base, "deno eval");
+  row("floor: deno → deno → agent", base, "deno eval");
   const sdkMs = get("bare SDK round trip");
   const runMs = get("delegate run (local agent)");
   rows.push([

@@ -1,7 +1,12 @@
 /**
- * Emits the npm package into npm/: one ESM bundle of our code (dependencies stay external
- * and are listed in npm/package.json), a small bin shim, the README and, when the project
- * has one, its LICENSE. Nothing else goes in.
+ * Emits the npm package into npm/: our code as ESM (dependencies stay external and are
+ * listed in npm/package.json, but for the few in {@linkcode BUNDLED}), a small bin shim,
+ * the README, the licences of what is bundled and, when the project has one, its LICENSE.
+ * Nothing else goes in.
+ *
+ * The code is split where it imports on demand: `dist/main.mjs` holds the entry and the
+ * command table, and each command's code (with the dependencies only it uses) is a chunk in
+ * `dist/chunks/` that Node loads when the command runs, as `deno run` does from source.
  *
  *   deno run -A scripts/build_npm.ts [--bundle-deps] [--out DIR]
  */
@@ -13,6 +18,13 @@ import { VERSION } from "../lib/core/version.ts";
 
 /** The oldest Node the package runs on: node:sqlite with the API we use appeared in 22.13. */
 const MIN_NODE = "22.13.0";
+
+/**
+ * Dependencies built into our code instead of installed beside it. zod is some seventy
+ * modules that Node resolves and loads one by one, which took about 30 ms of every command;
+ * built in, it is part of the chunks that use it. Their licences go in `licenses/`.
+ */
+const BUNDLED = ["zod"];
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 if (pkg.version !== VERSION) {
@@ -31,11 +43,16 @@ await esbuild.build({
   entryPoints: { main: "main.ts" },
   outdir: `${out}/dist`,
   outExtension: { ".js": ".mjs" },
+  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
+  splitting: true,
   platform: "node",
   format: "esm",
   target: "node22",
-  packages: bundleDeps ? "bundle" : "external",
+  external: bundleDeps
+    ? []
+    : Object.keys(pkg.dependencies).filter((name) => !BUNDLED.includes(name))
+      .flatMap((name) => [name, `${name}/*`]),
   define: { "import.meta.main": "true" }, // the bin shim imports the bundle
   logLevel: "warning",
 });
@@ -74,7 +91,17 @@ if (major < ${major} || (major === ${major} && minor < ${minor})) {
   { mode: 0o755 },
 );
 cpSync("README.md", `${out}/README.md`);
-const files = ["bin/", "dist/"];
+const files = ["bin/", "dist/", "licenses/"];
+mkdirSync(`${out}/licenses`);
+for (const name of bundleDeps ? Object.keys(pkg.dependencies) : BUNDLED) {
+  const licence = ["LICENSE", "LICENSE.md", "LICENSE.txt"].map((f) => `node_modules/${name}/${f}`)
+    .find((path) => existsSync(path));
+  if (!licence) {
+    console.error(`${name} has no LICENSE file to ship with its bundled code`);
+    process.exit(1);
+  }
+  cpSync(licence, `${out}/licenses/${name.replace("/", "__")}.txt`);
+}
 for (const name of ["LICENSE", "LICENSE.md", "NOTICE"]) {
   if (existsSync(name)) cpSync(name, `${out}/${name}`);
 }
@@ -100,7 +127,9 @@ writeFileSync(
       bin: { observal: "bin/observal.mjs" },
       files,
       engines: { node: `>=${MIN_NODE}` },
-      dependencies: bundleDeps ? {} : pkg.dependencies,
+      dependencies: bundleDeps ? {} : Object.fromEntries(
+        Object.entries(pkg.dependencies).filter(([name]) => !BUNDLED.includes(name)),
+      ),
     },
     null,
     2,

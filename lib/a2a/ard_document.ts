@@ -36,42 +36,49 @@ export const VisibilitySchema = z.enum(["public", "team", "private", "owner"]);
 export type Visibility = z.infer<typeof VisibilitySchema>;
 
 /** `obs:signature`: the outcome of verifying the card's signatures at import. */
-export const SignatureStatusSchema = z.discriminatedUnion("status", [
-  z.object({ status: z.literal("none") }),
-  z.object({ status: z.literal("verified"), keyId: z.string() }),
-]);
+export const SignatureStatusSchema = z.lazy(() =>
+  z.discriminatedUnion("status", [
+    z.object({ status: z.literal("none") }),
+    z.object({ status: z.literal("verified"), keyId: z.string() }),
+  ])
+);
 
-/** The stored ARD document of an imported card. */
-export const ImportedCardDocumentSchema = z.looseObject({
-  "@context": z.array(z.unknown()),
-  identifier: z.string(),
-  displayName: z.string(),
-  type: z.literal(A2A_AGENT_CARD_MEDIA_TYPE),
-  url: z.string(),
-  description: z.string().optional(),
-  version: z.string(),
-  capabilities: z.array(z.string()),
-  representativeQueries: z.array(z.string()).min(MIN_QUERIES).max(MAX_QUERIES).optional(),
-  tags: z.array(z.string()),
-  trustManifest: z.object({ identity: z.string(), identityType: z.literal("https") }),
-  "obs:kind": z.literal("external"),
-  "obs:protocol": z.literal("a2a"),
-  "obs:source": z.literal("imported"),
-  "obs:lifecycle": LifecycleSchema,
-  "obs:visibility": VisibilitySchema,
-  "obs:activatable": z.literal(false),
-  "obs:delegable": z.boolean(),
-  "obs:artifactDigest": z.string(),
-  "obs:capabilitiesSource": z.literal("publisher"),
-  "obs:representativeQueriesSource": z.literal("publisher"),
-  "obs:a2aInterface": CardInterfaceSchema.optional(),
-  "obs:a2aSecuritySchemes": z.array(z.string()),
-  "obs:agentCard": z.record(z.string(), z.unknown()),
-  "obs:provider": z.string().optional(),
-  "obs:reviewNote": z.string().optional(),
-  "obs:signature": SignatureStatusSchema,
-  updatedAt: z.string(),
-});
+/**
+ * The stored ARD document of an imported card (built when first used: only tests and
+ * tools that check a stored document parse one).
+ */
+export const ImportedCardDocumentSchema = z.lazy(() =>
+  z.looseObject({
+    "@context": z.array(z.unknown()),
+    identifier: z.string(),
+    displayName: z.string(),
+    type: z.literal(A2A_AGENT_CARD_MEDIA_TYPE),
+    url: z.string(),
+    description: z.string().optional(),
+    version: z.string(),
+    capabilities: z.array(z.string()),
+    representativeQueries: z.array(z.string()).min(MIN_QUERIES).max(MAX_QUERIES).optional(),
+    tags: z.array(z.string()),
+    trustManifest: z.object({ identity: z.string(), identityType: z.literal("https") }),
+    "obs:kind": z.literal("external"),
+    "obs:protocol": z.literal("a2a"),
+    "obs:source": z.literal("imported"),
+    "obs:lifecycle": LifecycleSchema,
+    "obs:visibility": VisibilitySchema,
+    "obs:activatable": z.literal(false),
+    "obs:delegable": z.boolean(),
+    "obs:artifactDigest": z.string(),
+    "obs:capabilitiesSource": z.literal("publisher"),
+    "obs:representativeQueriesSource": z.literal("publisher"),
+    "obs:a2aInterface": CardInterfaceSchema.optional(),
+    "obs:a2aSecuritySchemes": z.array(z.string()),
+    "obs:agentCard": z.record(z.string(), z.unknown()),
+    "obs:provider": z.string().optional(),
+    "obs:reviewNote": z.string().optional(),
+    "obs:signature": SignatureStatusSchema,
+    updatedAt: z.string(),
+  })
+);
 export type ImportedCardDocument = z.infer<typeof ImportedCardDocumentSchema>;
 
 /** Input of {@linkcode importedCardDocument}. */

@@ -23,153 +23,203 @@ export const MAX_SKILL_TAGS = 12;
 /** The most examples one skill may carry. */
 export const MAX_SKILL_EXAMPLES = 6;
 
-const Text = z.string().max(MAX_TEXT);
+/**
+ * Builds the card schemas. They are built when a card is first parsed, not when this module
+ * loads: every command loads this folder's door, and most never read a card.
+ */
+function buildCardSchemas() {
+  const Text = z.string().max(MAX_TEXT);
 
-/** A v1.0 interface: one endpoint speaking one binding at one protocol version. */
-export const AgentInterfaceSchema = z.looseObject({
-  url: Text,
-  protocolBinding: z.string().optional(),
-  /** Some v1.0 drafts and hybrid cards spell the binding `transport`. */
-  transport: z.string().optional(),
-  protocolVersion: z.string().optional(),
-  tenant: z.string().optional(),
-});
-export type AgentInterface = z.infer<typeof AgentInterfaceSchema>;
+  const AgentInterfaceSchema = z.looseObject({
+    url: Text,
+    protocolBinding: z.string().optional(),
+    /** Some v1.0 drafts and hybrid cards spell the binding `transport`. */
+    transport: z.string().optional(),
+    protocolVersion: z.string().optional(),
+    tenant: z.string().optional(),
+  });
 
-/** A v0.3 `additionalInterfaces[]` entry. */
-export const AdditionalInterfaceSchema = z.looseObject({
-  url: Text,
-  transport: z.string().optional(),
-});
-export type AdditionalInterface = z.infer<typeof AdditionalInterfaceSchema>;
+  const AdditionalInterfaceSchema = z.looseObject({
+    url: Text,
+    transport: z.string().optional(),
+  });
 
-/** What the agent can do beyond plain request/response. */
-export const AgentCapabilitiesSchema = z.looseObject({
-  streaming: z.boolean().optional(),
-  pushNotifications: z.boolean().optional(),
-  extendedAgentCard: z.boolean().optional(),
-  /** v0.3 only; dropped in v1.0. */
-  stateTransitionHistory: z.boolean().optional(),
-  extensions: z.array(z.looseObject({ uri: z.string() })).optional(),
-});
-export type AgentCapabilities = z.infer<typeof AgentCapabilitiesSchema>;
+  const AgentCapabilitiesSchema = z.looseObject({
+    streaming: z.boolean().optional(),
+    pushNotifications: z.boolean().optional(),
+    extendedAgentCard: z.boolean().optional(),
+    /** v0.3 only; dropped in v1.0. */
+    stateTransitionHistory: z.boolean().optional(),
+    extensions: z.array(z.looseObject({ uri: z.string() })).optional(),
+  });
 
-/** One skill the agent advertises. */
-export const AgentSkillSchema = z.looseObject({
-  id: Text,
-  name: Text.optional(),
-  description: Text.optional(),
-  tags: z.array(Text).max(MAX_SKILL_TAGS).optional(),
-  examples: z.array(Text).max(MAX_SKILL_EXAMPLES).optional(),
-  inputModes: z.array(z.string()).optional(),
-  outputModes: z.array(z.string()).optional(),
-});
-export type AgentSkill = z.infer<typeof AgentSkillSchema>;
+  const AgentSkillSchema = z.looseObject({
+    id: Text,
+    name: Text.optional(),
+    description: Text.optional(),
+    tags: z.array(Text).max(MAX_SKILL_TAGS).optional(),
+    examples: z.array(Text).max(MAX_SKILL_EXAMPLES).optional(),
+    inputModes: z.array(z.string()).optional(),
+    outputModes: z.array(z.string()).optional(),
+  });
 
-/** Who publishes the agent. */
-export const AgentProviderSchema = z.looseObject({
-  organization: Text.optional(),
-  url: Text.optional(),
-});
-export type AgentProvider = z.infer<typeof AgentProviderSchema>;
+  const AgentProviderSchema = z.looseObject({
+    organization: Text.optional(),
+    url: Text.optional(),
+  });
 
-/** A v1.0 security scheme: a ProtoJSON oneof, one member set. */
-export const V1SecuritySchemeSchema = z.looseObject({
-  apiKeySecurityScheme: z.looseObject({
-    location: z.string().optional(),
+  const V1SecuritySchemeSchema = z.looseObject({
+    apiKeySecurityScheme: z.looseObject({
+      location: z.string().optional(),
+      name: z.string().optional(),
+      description: z.string().optional(),
+    }).optional(),
+    httpAuthSecurityScheme: z.looseObject({
+      scheme: z.string().optional(),
+      bearerFormat: z.string().optional(),
+      description: z.string().optional(),
+    }).optional(),
+    oauth2SecurityScheme: z.looseObject({}).optional(),
+    openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string().optional() })
+      .optional(),
+    mtlsSecurityScheme: z.looseObject({}).optional(),
+  });
+
+  const V03SecuritySchemeSchema = z.looseObject({
+    type: z.string(),
+    /** `apiKey`: where the key goes (`header`, `query`, `cookie`). */
+    in: z.string().optional(),
+    /** `apiKey`: the header, query or cookie name. */
     name: z.string().optional(),
-    description: z.string().optional(),
-  }).optional(),
-  httpAuthSecurityScheme: z.looseObject({
+    /** `http`: the HTTP auth scheme, e.g. `bearer`. */
     scheme: z.string().optional(),
     bearerFormat: z.string().optional(),
     description: z.string().optional(),
-  }).optional(),
-  oauth2SecurityScheme: z.looseObject({}).optional(),
-  openIdConnectSecurityScheme: z.looseObject({ openIdConnectUrl: z.string().optional() })
-    .optional(),
-  mtlsSecurityScheme: z.looseObject({}).optional(),
-});
+  });
+
+  const SecuritySchemeSchema = z.union([V03SecuritySchemeSchema, V1SecuritySchemeSchema]);
+
+  const SecurityRequirementSchema = z.looseObject({
+    schemes: z.record(z.string(), z.looseObject({ list: z.array(z.string()).optional() }))
+      .optional(),
+  });
+
+  const AgentCardSignatureSchema = z.looseObject({
+    protected: z.string(),
+    signature: z.string(),
+    header: z.record(z.string(), z.unknown()).optional(),
+  });
+
+  const common = {
+    name: Text,
+    description: Text.optional(),
+    version: Text.optional(),
+    provider: AgentProviderSchema.optional(),
+    documentationUrl: Text.optional(),
+    iconUrl: Text.optional(),
+    capabilities: AgentCapabilitiesSchema.optional(),
+    securitySchemes: z.record(z.string(), SecuritySchemeSchema).optional(),
+    defaultInputModes: z.array(z.string()).optional(),
+    defaultOutputModes: z.array(z.string()).optional(),
+    skills: z.array(AgentSkillSchema).max(MAX_SKILLS).optional(),
+    signatures: z.array(AgentCardSignatureSchema).optional(),
+  };
+
+  const legacy = {
+    url: Text.optional(),
+    preferredTransport: z.string().optional(),
+    additionalInterfaces: z.array(AdditionalInterfaceSchema).optional(),
+    protocolVersion: z.string().optional(),
+    supportsAuthenticatedExtendedCard: z.boolean().optional(),
+    security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+  };
+
+  const AgentCardV1Schema = z.looseObject({
+    ...common,
+    ...legacy,
+    supportedInterfaces: z.array(AgentInterfaceSchema),
+    securityRequirements: z.array(SecurityRequirementSchema).optional(),
+  });
+
+  const AgentCardV03Schema = z.looseObject({
+    ...common,
+    ...legacy,
+    url: Text,
+  });
+  return {
+    AgentInterfaceSchema,
+    AdditionalInterfaceSchema,
+    AgentCapabilitiesSchema,
+    AgentSkillSchema,
+    AgentProviderSchema,
+    V1SecuritySchemeSchema,
+    V03SecuritySchemeSchema,
+    SecuritySchemeSchema,
+    SecurityRequirementSchema,
+    AgentCardSignatureSchema,
+    AgentCardV1Schema,
+    AgentCardV03Schema,
+  };
+}
+
+/** The card schemas, built on first use. */
+const cardSchemas = (() => {
+  let built: ReturnType<typeof buildCardSchemas> | undefined;
+  return () => (built ??= buildCardSchemas());
+})();
+
+/** A v1.0 interface: one endpoint speaking one binding at one protocol version. */
+export const AgentInterfaceSchema = z.lazy(() => cardSchemas().AgentInterfaceSchema);
+export type AgentInterface = z.infer<typeof AgentInterfaceSchema>;
+
+/** A v0.3 `additionalInterfaces[]` entry. */
+export const AdditionalInterfaceSchema = z.lazy(() => cardSchemas().AdditionalInterfaceSchema);
+export type AdditionalInterface = z.infer<typeof AdditionalInterfaceSchema>;
+
+/** What the agent can do beyond plain request/response. */
+export const AgentCapabilitiesSchema = z.lazy(() => cardSchemas().AgentCapabilitiesSchema);
+export type AgentCapabilities = z.infer<typeof AgentCapabilitiesSchema>;
+
+/** One skill the agent advertises. */
+export const AgentSkillSchema = z.lazy(() => cardSchemas().AgentSkillSchema);
+export type AgentSkill = z.infer<typeof AgentSkillSchema>;
+
+/** Who publishes the agent. */
+export const AgentProviderSchema = z.lazy(() => cardSchemas().AgentProviderSchema);
+export type AgentProvider = z.infer<typeof AgentProviderSchema>;
+
+/** A v1.0 security scheme: a ProtoJSON oneof, one member set. */
+export const V1SecuritySchemeSchema = z.lazy(() => cardSchemas().V1SecuritySchemeSchema);
 export type V1SecurityScheme = z.infer<typeof V1SecuritySchemeSchema>;
 
 /** A v0.3 security scheme: OpenAPI style, discriminated by `type`. */
-export const V03SecuritySchemeSchema = z.looseObject({
-  type: z.string(),
-  /** `apiKey`: where the key goes (`header`, `query`, `cookie`). */
-  in: z.string().optional(),
-  /** `apiKey`: the header, query or cookie name. */
-  name: z.string().optional(),
-  /** `http`: the HTTP auth scheme, e.g. `bearer`. */
-  scheme: z.string().optional(),
-  bearerFormat: z.string().optional(),
-  description: z.string().optional(),
-});
+export const V03SecuritySchemeSchema = z.lazy(() => cardSchemas().V03SecuritySchemeSchema);
 export type V03SecurityScheme = z.infer<typeof V03SecuritySchemeSchema>;
 
 /**
  * Either form of security scheme. Unknown shapes still parse (as a v1.0 object with no
  * known member) so one odd scheme does not make the whole card unreadable.
  */
-export const SecuritySchemeSchema = z.union([V03SecuritySchemeSchema, V1SecuritySchemeSchema]);
+export const SecuritySchemeSchema = z.lazy(() => cardSchemas().SecuritySchemeSchema);
 export type SecurityScheme = z.infer<typeof SecuritySchemeSchema>;
 
 /** v1.0 requirement: `{schemes: {name: {list: [scope]}}}`. */
-export const SecurityRequirementSchema = z.looseObject({
-  schemes: z.record(z.string(), z.looseObject({ list: z.array(z.string()).optional() }))
-    .optional(),
-});
+export const SecurityRequirementSchema = z.lazy(() => cardSchemas().SecurityRequirementSchema);
 export type SecurityRequirement = z.infer<typeof SecurityRequirementSchema>;
 
 /** One JWS (flattened JSON, detached payload) over the card; see `signature.ts`. */
-export const AgentCardSignatureSchema = z.looseObject({
-  protected: z.string(),
-  signature: z.string(),
-  header: z.record(z.string(), z.unknown()).optional(),
-});
+export const AgentCardSignatureSchema = z.lazy(() => cardSchemas().AgentCardSignatureSchema);
 export type AgentCardSignature = z.infer<typeof AgentCardSignatureSchema>;
-
-const common = {
-  name: Text,
-  description: Text.optional(),
-  version: Text.optional(),
-  provider: AgentProviderSchema.optional(),
-  documentationUrl: Text.optional(),
-  iconUrl: Text.optional(),
-  capabilities: AgentCapabilitiesSchema.optional(),
-  securitySchemes: z.record(z.string(), SecuritySchemeSchema).optional(),
-  defaultInputModes: z.array(z.string()).optional(),
-  defaultOutputModes: z.array(z.string()).optional(),
-  skills: z.array(AgentSkillSchema).max(MAX_SKILLS).optional(),
-  signatures: z.array(AgentCardSignatureSchema).optional(),
-};
-
-const legacy = {
-  url: Text.optional(),
-  preferredTransport: z.string().optional(),
-  additionalInterfaces: z.array(AdditionalInterfaceSchema).optional(),
-  protocolVersion: z.string().optional(),
-  supportsAuthenticatedExtendedCard: z.boolean().optional(),
-  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
-};
 
 /**
  * An A2A v1.0 Agent Card. The v0.3 endpoint fields are accepted too, because dual-version
  * servers serve "hybrid" cards carrying both.
  */
-export const AgentCardV1Schema = z.looseObject({
-  ...common,
-  ...legacy,
-  supportedInterfaces: z.array(AgentInterfaceSchema),
-  securityRequirements: z.array(SecurityRequirementSchema).optional(),
-});
+export const AgentCardV1Schema = z.lazy(() => cardSchemas().AgentCardV1Schema);
 export type AgentCardV1 = z.infer<typeof AgentCardV1Schema>;
 
 /** An A2A v0.3 Agent Card: one main `url` plus optional `additionalInterfaces`. */
-export const AgentCardV03Schema = z.looseObject({
-  ...common,
-  ...legacy,
-  url: Text,
-});
+export const AgentCardV03Schema = z.lazy(() => cardSchemas().AgentCardV03Schema);
 export type AgentCardV03 = z.infer<typeof AgentCardV03Schema>;
 
 /** A parsed card of either version. */

@@ -9,13 +9,18 @@ import type { AgentCard, AgentCardV1 } from "./card.ts";
 /** The bindings A2A defines; others are kept as written (upper-cased). */
 export const KNOWN_BINDINGS = ["JSONRPC", "GRPC", "HTTP+JSON"] as const;
 
-/** One endpoint of a card, normalised. This is the shape pinned as `obs:a2aInterface`. */
-export const CardInterfaceSchema = z.object({
-  url: z.string(),
-  protocolBinding: z.string(),
-  protocolVersion: z.string().optional(),
-  tenant: z.string().optional(),
-});
+/**
+ * One endpoint of a card, normalised. This is the shape pinned as `obs:a2aInterface`.
+ * Built on first use, as the card schemas are.
+ */
+export const CardInterfaceSchema = z.lazy(() =>
+  z.object({
+    url: z.string(),
+    protocolBinding: z.string(),
+    protocolVersion: z.string().optional(),
+    tenant: z.string().optional(),
+  })
+);
 export type CardInterface = z.infer<typeof CardInterfaceSchema>;
 
 /** The protocol version a v0.3 card means when it does not say. */

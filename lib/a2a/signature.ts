@@ -16,22 +16,10 @@ import { canonicalizeAgentCard } from "@a2a-js/sdk";
 import * as jose from "jose";
 import type { ObservalError } from "../core/mod.ts";
 import { cardError } from "./_card_error.ts";
+import { CARD_SIGNATURE_ALGORITHMS } from "./card_signature_algorithms.ts";
 import { canonicalJson } from "./digest.ts";
 
-/** Asymmetric JWS algorithms a card signature may use; `none` and HMAC are refused. */
-export const CARD_SIGNATURE_ALGORITHMS = [
-  "ES256",
-  "ES384",
-  "ES512",
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "EdDSA",
-  "Ed25519",
-] as const;
+export { CARD_SIGNATURE_ALGORITHMS };
 
 /** The outcome of {@linkcode verifyCardSignatures}. */
 export type CardSignatureStatus = { status: "none" } | { status: "verified"; keyId: string };

@@ -8,17 +8,22 @@ import { z } from "zod";
 import type { Context } from "./context.ts";
 import { ObservalError } from "./errors.ts";
 
-/** `$OBSERVAL_HOME/config.json`. Unknown keys are kept for other tools and ignored here. */
-export const ConfigSchema = z.looseObject({
-  server_url: z.string().url().optional(),
-  api_key: z.string().min(1).optional(),
-  /** The agent Pi runs as, set by `observal agent pull --harness pi` (read for attribution). */
-  active_agent: z.looseObject({
-    id: z.string().min(1),
-    name: z.string().min(1),
-    version: z.string().min(1),
-  }).optional(),
-});
+/**
+ * `$OBSERVAL_HOME/config.json`. Unknown keys are kept for other tools and ignored here.
+ * Built when first used: most commands never read the configuration.
+ */
+export const ConfigSchema = z.lazy(() =>
+  z.looseObject({
+    server_url: z.string().url().optional(),
+    api_key: z.string().min(1).optional(),
+    /** The agent Pi runs as, set by `observal agent pull --harness pi` (read for attribution). */
+    active_agent: z.looseObject({
+      id: z.string().min(1),
+      name: z.string().min(1),
+      version: z.string().min(1),
+    }).optional(),
+  })
+);
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where the client sends registry calls: a server over HTTP, or the embedded registry. */

@@ -1,15 +1,19 @@
 /**
  * The one place that knows whether we run under Deno, Node or a compiled binary.
  * Everything else is written against `node:` built-ins.
+ *
+ * This module loads no built-in until a function needs one: under Deno, loading
+ * `node:process` and `node:fs` takes longer than `observal --version` itself, which
+ * needs neither ({@linkcode programArgs}, {@linkcode runtimeName}).
  * @module
  */
-import { existsSync, realpathSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
+import type * as NodeFs from "node:fs";
+import type * as NodePath from "node:path";
+import type * as NodeUrl from "node:url";
 
 interface DenoLike {
   version: { deno: string };
+  args: string[];
   execPath(): string;
   mainModule: string;
 }
@@ -17,9 +21,31 @@ interface DenoLike {
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno as DenoLike | undefined;
 
+/** The process object (under Deno, its Node layer loads on first use). */
+function nodeProcess(): NodeJS.Process {
+  return globalThis.process;
+}
+
+/** The built-ins this module uses, loaded together the first time one is needed. */
+function builtins(): { fs: typeof NodeFs; path: typeof NodePath; url: typeof NodeUrl } {
+  const p = nodeProcess();
+  return {
+    fs: p.getBuiltinModule("node:fs"),
+    path: p.getBuiltinModule("node:path"),
+    url: p.getBuiltinModule("node:url"),
+  };
+}
+
+/** The command line's arguments after the program (and, under Node, its script). */
+export function programArgs(): string[] {
+  return deno ? [...deno.args] : nodeProcess().argv.slice(2);
+}
+
 /** Whether this is a Node single executable (its script is built in, as argv[1] shows). */
 function isNodeSea(): boolean {
+  const process = nodeProcess();
   if (deno || !process.argv[1]) return false;
+  const { realpathSync } = builtins().fs;
   try {
     return realpathSync(process.argv[1]) === realpathSync(process.execPath);
   } catch {
@@ -29,7 +55,7 @@ function isNodeSea(): boolean {
 
 /** The runtime and its version, for `--version` and diagnostics. */
 export function runtimeName(): string {
-  return deno ? `deno ${deno.version.deno}` : `node ${process.versions.node}`;
+  return deno ? `deno ${deno.version.deno}` : `node ${nodeProcess().versions.node}`;
 }
 
 /**
@@ -88,6 +114,7 @@ export function nodePermissionFlags(
  * @returns paths to allow reading, for {@linkcode nodePermissionFlags}
  */
 export function nodeProgramRoots(script: string): string[] {
+  const { fs: { existsSync, realpathSync }, path: { dirname, join } } = builtins();
   let root = dirname(script);
   for (let dir = root;; dir = dirname(dir)) {
     if (existsSync(join(dir, "package.json"))) {
@@ -111,16 +138,38 @@ export function nodeProgramRoots(script: string): string[] {
 }
 
 /**
+ * What a `deno run` of the source checkout at `root` reads of its own as it runs: deno.json
+ * has Deno load a module a command imports only when the command runs (`lazy-dynamic-imports`),
+ * and a fenced process reads it then, under its fence. So the fence always lets the program
+ * read its code (`lib/`), its dependencies (`node_modules/`, at its real path too) and the
+ * harness facts, and nothing else of the checkout.
+ */
+function sourceReadRoots(root: string): string[] {
+  const { fs: { realpathSync }, path: { join } } = builtins();
+  const modules = join(root, "node_modules");
+  const roots = [join(root, "lib"), modules, join(root, "harness_registry.json")];
+  try {
+    const real = realpathSync(modules);
+    if (real !== modules) roots.push(real);
+  } catch { /* no node_modules: nothing to read there */ }
+  return roots;
+}
+
+/**
  * The argv that runs this same observal with `args`: a compiled binary re-executes
- * itself; `deno run` gets exactly the permissions asked for; Node runs the same script
- * (its real path) under its permission model when `perms` names files or programs.
+ * itself; `deno run` gets exactly the permissions asked for (from a source checkout, plus
+ * reading the program's own code); Node runs the same script (its real path) under its
+ * permission model when `perms` names files or programs.
  *
  * @param args the observal command line, e.g. `["delegate", "worker", id]`
- * @param perms what the new process may touch; `{}` means nothing under `deno run`
+ * @param perms what the new process may touch; `{}` means nothing (but its own code) under
+ * `deno run`
  * @returns argv: the executable first
  */
 export function selfCommand(args: readonly string[], perms: SelfPermissions = {}): string[] {
+  const { fs: { realpathSync }, path: { basename }, url: { fileURLToPath } } = builtins();
   if (!deno) {
+    const process = nodeProcess();
     // A Node single executable is its own script: it runs with just its arguments.
     if (isNodeSea()) return [process.execPath, ...args];
     const script = realpathSync(process.argv[1]);
@@ -151,7 +200,11 @@ export function selfCommand(args: readonly string[], perms: SelfPermissions = {}
   const flags = ["run", "--no-prompt", "--allow-env", "--allow-sys=hostname,osRelease"];
   // From source the project's deno.json says how npm packages resolve, wherever the cwd is.
   if (fromSource) flags.push(`--config=${fileURLToPath(new URL("../../deno.json", here))}`);
-  if (perms.read?.length) flags.push(`--allow-read=${perms.read.join(",")}`);
+  const read = [
+    ...fromSource ? sourceReadRoots(fileURLToPath(new URL("../..", here))) : [],
+    ...perms.read ?? [],
+  ];
+  if (read.length) flags.push(`--allow-read=${read.join(",")}`);
   if (perms.write?.length) flags.push(`--allow-write=${perms.write.join(",")}`);
   if (perms.net?.length) flags.push(`--allow-net=${perms.net.join(",")}`);
   if (perms.run?.length) flags.push(`--allow-run=${perms.run.join(",")}`);
@@ -177,7 +230,9 @@ export function selfLauncher(
   options: { version: string; home: string },
 ): string[] {
   if (kind === "npx") return ["npx", "-y", `observal@${options.version}`];
+  const { fs: { realpathSync }, path: { basename } } = builtins();
   if (!deno) {
+    const process = nodeProcess();
     return isNodeSea() ? [process.execPath] : [process.execPath, realpathSync(process.argv[1])];
   }
   const exec = deno.execPath();

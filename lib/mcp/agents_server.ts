@@ -3,30 +3,44 @@
  * any harness can find a specialist, hand it a part of its task and collect the result.
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import { z } from "zod";
-import type { Part } from "../a2a/mod.ts";
+import type { Part, Task } from "../a2a/mod.ts";
 import type { Clock, Writer } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { Caller, DelegationService } from "../delegation/mod.ts";
 import { cancelTaskInput, delegateInput, findAgentsInput, getTaskInput } from "./_inputs.ts";
-import { routeToolCalls, type ToolRoute } from "./_tool_calls.ts";
 import { toolResult } from "./_tool_result.ts";
-import { summarize } from "./summarize.ts";
+import { type Tool, ToolServer } from "./tool_server.ts";
 
 /** The name every harness config knows this server by. */
 export const AGENTS_SERVER_NAME = "observal-agents";
 
-/** What {@linkcode createAgentsServer} needs. */
-export interface AgentsServerOptions {
+/** What the tools work with. */
+export interface AgentsServerWork {
   /** Does the work; the server only translates. */
   service: DelegationService;
   /** Who delegates: fixed for the session (harness, parent agent, depth, chain). */
   caller: Caller;
+}
+
+/**
+ * What {@linkcode createAgentsServer} needs: the service and the caller, or `open`, which
+ * makes them on the first tool call. A harness starts the server at the start of every
+ * session and lists its tools at once; with `open`, that handshake loads nothing of the
+ * delegation service, the task store or the registry.
+ */
+export type AgentsServerOptions =
+  & AgentsServerCommon
+  & (AgentsServerWork | {
+    /** Makes the service and the caller; called once, by the first tool call. */
+    open(): Promise<AgentsServerWork>;
+  });
+
+/** The options every server takes. */
+export interface AgentsServerCommon {
   /** Marks when each tool call began, so its wait budget includes lookup and launch. */
   clock: Clock;
   /** Reported as the server's version. */
@@ -61,7 +75,7 @@ const NO_MATCH = "No approved agent in the registry matches that task. Do it you
  * tool's schema get a JSON-RPC -32602 error with a one-line message; refusals from the
  * service become `isError` results that say what to do next.
  *
- * @param options the service, the caller and the clock the tools use
+ * @param options the service and the caller (or how to open them), and the clock the tools use
  * @returns a server not yet connected
  *
  * @example
@@ -70,27 +84,47 @@ const NO_MATCH = "No approved agent in the registry matches that task. Do it you
  * await serveStdio(server);
  * ```
  */
-export function createAgentsServer(options: AgentsServerOptions): McpServer {
-  const { service, caller, clock } = options;
+export function createAgentsServer(options: AgentsServerOptions): ToolServer {
+  const { clock } = options;
+  let opened: Promise<AgentsServerWork> | undefined;
+  const open = () =>
+    opened ??= "open" in options
+      // A failure to open (a damaged store, say) is tried again by the next call, so the
+      // session recovers once the cause is fixed.
+      ? options.open().catch((err) => {
+        opened = undefined;
+        throw err;
+      })
+      : Promise.resolve({ service: options.service, caller: options.caller });
   const stderr = options.stderr ?? { write: (t: string) => void process.stderr.write(t) };
-  const server = new McpServer(
-    { name: AGENTS_SERVER_NAME, version: options.version },
-    { instructions: INSTRUCTIONS },
-  );
 
-  const routes = new Map<string, ToolRoute>();
-  /** Advertises a tool through the SDK and routes its calls through our handler. */
+  const tools: Tool[] = [];
+  /**
+   * Declares a tool: its listing, its arguments' schema and its work, typed by one shape.
+   * The work gets the service and the caller, and when the call began (its wait budget
+   * includes opening the service); it answers with text, or with a task to summarise
+   * (the summary, and the A2A task model it reads, load with the first call).
+   */
   function addTool<Shape extends z.ZodRawShape>(
     name: string,
     config: ToolConfig<Shape>,
-    work: (args: z.output<z.ZodObject<Shape>>) => Promise<string>,
+    work: (
+      args: z.output<z.ZodObject<Shape>>,
+      at: AgentsServerWork & { since: Date },
+    ) => Promise<string | Task>,
   ): void {
-    const run = (args: z.output<z.ZodObject<Shape>>) => toolResult(name, stderr, () => work(args));
-    // The SDK cannot relate its argument type to a generic shape; both come from `Shape`.
-    server.registerTool(name, config, run as never);
-    routes.set(name, {
-      input: z.object(config.inputSchema),
-      run: (args) => run(args as z.output<z.ZodObject<Shape>>),
+    const { inputSchema, ...listed } = config;
+    tools.push({
+      name,
+      ...listed,
+      input: z.object(inputSchema),
+      // The arguments passed `input`, which is built from `Shape`.
+      run: (args) =>
+        toolResult(name, stderr, async () => {
+          const since = clock.now();
+          const out = await work(args as z.output<z.ZodObject<Shape>>, { ...await open(), since });
+          return typeof out === "string" ? out : (await import("./summarize.ts")).summarize(out);
+        }),
     });
   }
 
@@ -100,7 +134,7 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
       "best match first. Pass an identifier from the result to delegate.",
     inputSchema: findAgentsInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async (args) => {
+  }, async (args, { service }) => {
     const agents = await service.find(args.task, args.limit);
     if (agents.length > 0) return JSON.stringify({ agents }, null, 2);
     const access = service.registryAccess();
@@ -122,13 +156,12 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
       "agent does not see this conversation. Registry agents work in a throwaway copy; file " +
       "changes come back as a patch that is NOT applied. Returns the task's state and results.",
     inputSchema: delegateInput,
-  }, async (args) => {
-    const since = clock.now();
+  }, async (args, { service, caller, since }) => {
     const waitSeconds = args.wait_seconds;
     if (args.task_id) {
       const parts: Part[] = args.message.trim() ? [{ text: args.message }] : [];
       if (args.data !== undefined) parts.push({ data: args.data });
-      return summarize(await service.reply(args.task_id, parts, { waitSeconds, since }));
+      return await service.reply(args.task_id, parts, { waitSeconds, since });
     }
     if (args.data !== undefined) {
       throw new ObservalError("INVALID_ARGUMENT", "`data` answers a task; it cannot start one", {
@@ -142,7 +175,7 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
           "or pass `task_id` to answer a task that is waiting for input",
       });
     }
-    return summarize(await service.start(args.agent, args.message, { caller, waitSeconds, since }));
+    return await service.start(args.agent, args.message, { caller, waitSeconds, since });
   });
 
   addTool("get_task", {
@@ -151,9 +184,8 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
       "to finish first.",
     inputSchema: getTaskInput,
     annotations: { readOnlyHint: true },
-  }, async (args) => {
-    const since = clock.now();
-    return summarize(await service.wait(args.task_id, args.wait_seconds, { since }));
+  }, async (args, { service, since }) => {
+    return await service.wait(args.task_id, args.wait_seconds, { since });
   });
 
   addTool("cancel_task", {
@@ -161,8 +193,10 @@ export function createAgentsServer(options: AgentsServerOptions): McpServer {
     description: "Cancel a delegated task you no longer need. Returns its final state.",
     inputSchema: cancelTaskInput,
     annotations: { destructiveHint: true, idempotentHint: true },
-  }, async (args) => summarize(await service.cancel(args.task_id)));
+  }, async (args, { service }) => await service.cancel(args.task_id));
 
-  routeToolCalls(server, routes);
-  return server;
+  return new ToolServer(
+    { name: AGENTS_SERVER_NAME, version: options.version },
+    { instructions: INSTRUCTIONS, tools },
+  );
 }

@@ -14,10 +14,18 @@
  */
 export {
   AGENTS_SERVER_NAME,
+  type AgentsServerCommon,
   type AgentsServerOptions,
+  type AgentsServerWork,
   createAgentsServer,
 } from "./agents_server.ts";
 export { DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from "./_inputs.ts";
 export { serveStdio, type ServeStdioOptions } from "./serve_stdio.ts";
 export { MAX_LINE_BYTES, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
-export { summarize } from "./summarize.ts";
+export {
+  type MessageTransport,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+  ToolServer,
+  type ToolServerOptions,
+} from "./tool_server.ts";

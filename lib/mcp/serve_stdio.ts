@@ -2,12 +2,11 @@
  * Serving an MCP server over stdio until the client goes away.
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Writer } from "../core/mod.ts";
 import { StdioTransport } from "./stdio_transport.ts";
+import type { ToolServer } from "./tool_server.ts";
 
 /** Options for {@linkcode serveStdio}. */
 export interface ServeStdioOptions {
@@ -41,7 +40,7 @@ export interface ServeStdioOptions {
  * ```
  */
 export async function serveStdio(
-  server: McpServer,
+  server: ToolServer,
   options: ServeStdioOptions = {},
 ): Promise<void> {
   if (options.signal?.aborted) return;
@@ -54,8 +53,8 @@ export async function serveStdio(
   const { promise: done, resolve } = Promise.withResolvers<void>();
   const stop = () => resolve();
   options.signal?.addEventListener("abort", stop, { once: true });
-  server.server.onclose = stop;
-  server.server.onerror = (err) => stderr.write(`observal-agents: ${oneLine(err.message)}\n`);
+  server.onclose = stop;
+  server.onerror = (err) => stderr.write(`observal-agents: ${oneLine(err.message)}\n`);
   try {
     await server.connect(transport);
     await done;

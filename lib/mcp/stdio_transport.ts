@@ -6,19 +6,18 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  ErrorCode,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
 import { Buffer } from "node:buffer";
 import { read } from "node:fs";
 import { Socket } from "node:net";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
+import {
+  asJsonRpcMessage,
+  ErrorCode,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from "./_json_rpc.ts";
 
 /** The longest line {@linkcode StdioTransport} accepts by default: 1 MiB, newline excluded. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -249,9 +248,9 @@ export class StdioTransport implements Transport {
     } catch {
       return this.#reject(null, ErrorCode.ParseError, "Parse error: the line is not valid JSON");
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
+    const message = asJsonRpcMessage(value);
+    if (message) {
+      this.onmessage?.(message);
       return;
     }
     if (isObject(value) && !("method" in value) && ("result" in value || "error" in value)) {

@@ -2,6 +2,10 @@
  * The embedded registry as a Hono app: the ARD discovery API, governed A2A imports,
  * registry Agents with per-harness install, and identity administration. The same app is
  * served over HTTP (`observal registry serve`) or called in process through `app.fetch`.
+ *
+ * Routes that publish, install or import load their modules (agent files, harness
+ * renderers, card fetching) on their first request, so a process that only searches, as
+ * every `observal registry search` does, never loads them.
  * @module
  */
 import { Hono } from "hono";
@@ -16,18 +20,17 @@ import {
   ReviewRequestSchema,
   SearchRequestSchema,
 } from "../registry/schemas.ts";
-import { agentDetail, installAgent, publishAgent, syncAgentVersion } from "./agents.ts";
 import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
 import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
-import { importCard, listImports, removeImport, reviewEntry } from "./imports.ts";
 import { decodePageToken, encodePageToken, fingerprint, searchEntries } from "./search.ts";
 import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
 import { publisherDomain } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
 import { parseBody } from "./_body.ts";
 import { adminRoutes } from "./admin_routes.ts";
+import { agentRoutes } from "./agent_routes.ts";
 
 /** Per-minute budgets; see {@linkcode RegistryAppOptions.rateLimit}. */
 export interface RateLimitOptions {
@@ -54,6 +57,15 @@ export interface RegistryAppOptions {
 }
 
 type Env = { Variables: { viewer: Viewer; client: string } };
+
+/** A module imported on first use, once. */
+function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+}
+
+const agentsModule = onFirstUse(() => import("./agents.ts"));
+const importsModule = onFirstUse(() => import("./imports.ts"));
 
 const DEFAULT_LIMITS = { search: 60, import: 20, authFailures: 10 } as const;
 
@@ -199,6 +211,8 @@ export function createRegistryApp(
     }, { publicRegistry: publicRegistry() });
     const source = `${baseUrl(c)}/api/v1/ard`;
     c.header("Cache-Control", "no-store");
+    // The ARD answer has no field for a count (the schema allows no extra fields).
+    c.header("X-Total-Count", String(out.total));
     const response: Record<string, unknown> = {
       results: out.hits.map((h) => searchResult(h.row, h, { source, harness: out.harness })),
     };
@@ -280,7 +294,8 @@ export function createRegistryApp(
   });
 
   // ---- A2A imports ---------------------------------------------------------------------
-  app.get("/api/v1/ard/imports", (c) => {
+  app.get("/api/v1/ard/imports", async (c) => {
+    const { listImports } = await importsModule();
     c.header("Cache-Control", "no-store");
     return c.json(listImports(state, c.get("viewer")));
   });
@@ -289,6 +304,7 @@ export function createRegistryApp(
     const viewer = c.get("viewer");
     spend(c, "import");
     const body = await parseBody(c, ImportA2aRequestSchema);
+    const { importCard } = await importsModule();
     const out = await importCard(state, viewer, body);
     c.header("Cache-Control", "no-store");
     return c.json(out.document, out.created ? 201 : 200);
@@ -296,18 +312,23 @@ export function createRegistryApp(
 
   app.post("/api/v1/ard/imports/:identifier/review", async (c) => {
     const body = await parseBody(c, ReviewRequestSchema);
-    return c.json(review(c.get("viewer"), c.req.param("identifier"), body));
+    return c.json(await review(c.get("viewer"), c.req.param("identifier"), body));
   });
 
-  app.delete("/api/v1/ard/imports/:identifier", (c) => {
+  app.delete("/api/v1/ard/imports/:identifier", async (c) => {
+    const { removeImport } = await importsModule();
     return c.json(removeImport(state, c.get("viewer"), c.req.param("identifier")));
   });
 
-  const review = (
+  const review = async (
     viewer: Viewer,
     identifier: string,
     body: z.infer<typeof ReviewRequestSchema>,
   ) => {
+    const [{ reviewEntry }, { syncAgentVersion }] = await Promise.all([
+      importsModule(),
+      agentsModule(),
+    ]);
     const doc = reviewEntry(state, viewer, identifier, body);
     const row = loadEntry(state.db, identifier);
     if (row) syncAgentVersion(state, row);
@@ -317,23 +338,27 @@ export function createRegistryApp(
   // ---- Registry Agents -----------------------------------------------------------------
   app.post("/api/v1/agents", async (c) => {
     const body = await parseBody(c, PublishAgentRequestSchema);
+    const { publishAgent } = await agentsModule();
     const out = publishAgent(state, c.get("viewer"), body, baseUrl(c));
     return c.json(out.document, out.created ? 201 : 200);
   });
 
-  app.get("/api/v1/agents/:id", (c) => {
+  app.get("/api/v1/agents/:id", async (c) => {
+    const { agentDetail } = await agentsModule();
     return c.json(agentDetail(state, c.get("viewer"), decodeURIComponent(c.req.param("id"))));
   });
 
   app.post("/api/v1/agents/:id/review", async (c) => {
     const body = await parseBody(c, ReviewRequestSchema);
     const viewer = c.get("viewer");
+    const { agentDetail } = await agentsModule();
     const detail = agentDetail(state, viewer, decodeURIComponent(c.req.param("id")));
-    return c.json(review(viewer, detail.identifier, body));
+    return c.json(await review(viewer, detail.identifier, body));
   });
 
   app.post("/api/v1/agents/:id/install", async (c) => {
     const body = await parseBody(c, InstallRequestSchema);
+    const { installAgent } = await agentsModule();
     return c.json(
       installAgent(state, c.get("viewer"), decodeURIComponent(c.req.param("id")), body),
     );
@@ -353,6 +378,7 @@ export function createRegistryApp(
     return c.json({ id: viewer.userId, handle: viewer.handle, role: viewer.role, teams });
   });
 
+  app.route("/api/v1/agents", agentRoutes(state));
   app.route("/api/v1/admin", adminRoutes(state));
 
   return app;

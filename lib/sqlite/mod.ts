@@ -51,14 +51,17 @@ export function migrate(db: DatabaseSync, migrations: readonly string[]): void {
       );
     }
   };
-  check(version());
-  while (version() < migrations.length) {
-    transaction(db, () => {
+  // An up-to-date database (every open but the first) costs this one read.
+  let seen = version();
+  check(seen);
+  while (seen < migrations.length) {
+    seen = transaction(db, () => {
       const current = version();
       check(current);
-      if (current >= migrations.length) return;
+      if (current >= migrations.length) return current;
       db.exec(migrations[current]);
       db.exec(`PRAGMA user_version = ${current + 1}`);
+      return current + 1;
     });
   }
 }

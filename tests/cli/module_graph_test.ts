@@ -56,16 +56,43 @@ const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
 const RENDERERS = [
   /^node_modules\/yaml\//,
   /^node_modules\/smol-toml\//,
-  /^lib\/harness\/(?!facts\/|registry|config_snippet|headless|_headless|pi_trust)/,
+  /^lib\/harness\/(?!facts\/|registry|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
 ];
 
-Deno.test("observal --version and help load only the command table, core and zod", async () => {
+Deno.test("observal --version loads only the runtime seam and the version; the CLI after it", async () => {
   const graph = await staticGraph("main.ts");
+  assert.deepEqual([...graph].sort(), ["lib/core/runtime.ts", "lib/core/version.ts", "main.ts"]);
+});
+
+Deno.test("help loads only the command table, core and zod", async () => {
+  const graph = await staticGraph("lib/cli/mod.ts");
   const extra = [...graph].filter((path) =>
-    !/^main\.ts$|^lib\/core\/|^node_modules\/zod\/|^harness_registry\.json$/.test(path) &&
+    !/^lib\/core\/|^node_modules\/zod\/|^harness_registry\.json$/.test(path) &&
     !/^lib\/cli\/(mod|command|output)\.ts$|^lib\/cli\/\w+\/mod\.ts$/.test(path)
   );
   assert.deepEqual(extra, []);
+});
+
+Deno.test("the embedded registry loads no agent files, harness renderers or card fetching until a route needs them", async () => {
+  const graph = await staticGraph("lib/server/mod.ts");
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/server\/(agents|imports)\.ts$/,
+      /^lib\/harness\/mod\.ts$/,
+      /^node_modules\/yaml\//,
+      ...JOSE_AND_SDK,
+    ]),
+    [],
+  );
+});
+
+Deno.test("the observal-agents MCP server loads none of the MCP SDK's code, and no A2A until a tool runs", async () => {
+  const graph = await staticGraph("lib/mcp/mod.ts");
+  assert.ok(graph.has("lib/mcp/tool_server.ts"));
+  assert.deepEqual(
+    loaded(graph, [/^node_modules\/@modelcontextprotocol\//, /^node_modules\/ajv/, /^lib\/a2a\//]),
+    [],
+  );
 });
 
 Deno.test("every command module is left out of the command table's static graph", async () => {
@@ -81,14 +108,16 @@ Deno.test("the task store loads neither jose, the A2A SDK nor the A2A client", a
   assert.deepEqual(loaded(graph, [...JOSE_AND_SDK, ...A2A_CLIENT, ...SERVER]), []);
 });
 
-Deno.test("the light A2A door loads no client, jose or SDK; the heavy door does", async () => {
+Deno.test("the light A2A door loads no client, jose or SDK; the client's door no jose or SDK", async () => {
   assert.deepEqual(
     loaded(await staticGraph("lib/a2a/mod.ts"), [...JOSE_AND_SDK, ...A2A_CLIENT]),
     [],
   );
-  const heavy = await staticGraph("lib/a2a/client/mod.ts");
-  assert.ok(heavy.has("lib/a2a/client/remote_client.ts"));
-  assert.ok(loaded(heavy, JOSE_AND_SDK).length > 0);
+  const client = await staticGraph("lib/a2a/client/mod.ts");
+  assert.ok(client.has("lib/a2a/client/remote_client.ts"));
+  assert.deepEqual(loaded(client, JOSE_AND_SDK), []);
+  // Only the signature check loads them, when a card with signatures is first checked.
+  assert.ok(loaded(await staticGraph("lib/a2a/signature.ts"), JOSE_AND_SDK).length > 0);
 });
 
 Deno.test("delegate list loads the task store and nothing of the registry or the service", async () => {

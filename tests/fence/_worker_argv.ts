@@ -3,7 +3,7 @@
  * flags pointed at the probe script instead of observal.
  * @module
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readPid } from "../../lib/delegation/mod.ts";
@@ -61,6 +61,20 @@ export async function probeAs(
 
 /** The repository's main.ts: the module a `deno run` worker starts from a source checkout. */
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
+const MODULES = join(CHECKOUT, "node_modules");
+
+/**
+ * What a `deno run` worker may read of the checkout it runs from, beyond its fence: its code,
+ * its dependencies and the harness facts (deno.json has it load modules as commands need them).
+ */
+export const SOURCE_READS = [
+  join(CHECKOUT, "lib"),
+  MODULES,
+  join(CHECKOUT, "harness_registry.json"),
+  ...realpathSync(MODULES) === MODULES ? [] : [realpathSync(MODULES)],
+];
 
 /** `<home>/delegations/tasks.db` and the files SQLite keeps beside it. */
 export function storeFiles(home: string): string[] {

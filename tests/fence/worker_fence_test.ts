@@ -13,7 +13,7 @@ import { registryPath } from "../../lib/server/mod.ts";
 import { workspacesDir } from "../../lib/workspace/mod.ts";
 import { playground } from "../support/delegation.ts";
 import { localPlayground, waitFor } from "../support/local_delegation.ts";
-import { flagValues, MAIN, probeAs, storeFiles, workerArgv } from "./_worker_argv.ts";
+import { flagValues, MAIN, probeAs, SOURCE_READS, storeFiles, workerArgv } from "./_worker_argv.ts";
 
 async function otherServer(): Promise<{ url: string; server: Server }> {
   const server = createServer((_req, res) => res.end("other"));
@@ -41,7 +41,7 @@ Deno.test("a remote task's worker reaches only its endpoint and its own task fol
     assert.ok(!argv.some((a) => a === "-A" || a.startsWith("--allow-all")), argv.join(" "));
     assert.deepEqual(
       flagValues(argv, "--allow-read")?.sort(),
-      [...files, join(pg.home, "config.json")].sort(),
+      [...files, join(pg.home, "config.json"), ...SOURCE_READS].sort(),
     );
     assert.deepEqual(flagValues(argv, "--allow-write")?.sort(), [...files].sort());
     assert.deepEqual(flagValues(argv, "--allow-net"), [new URL(pg.agent.url).host]);
@@ -62,6 +62,8 @@ Deno.test("a remote task's worker reaches only its endpoint and its own task fol
         { name: "capability lock", read: join(pg.home, "capability_lock.jsonl") },
         { name: "home write", write: join(pg.home, "planted") },
         { name: "outside home", read: "/etc/hostname" },
+        { name: "observal's code", read: join(SOURCE_READS[0], "core", "mod.ts") },
+        { name: "rest of the checkout", read: join(MAIN, "..", "deno.json") },
         { name: "endpoint", fetch: `${pg.agent.url}/.well-known/agent-card.json` },
         { name: "other host", fetch: other.url },
         { name: "git", run: "git" },
@@ -75,6 +77,8 @@ Deno.test("a remote task's worker reaches only its endpoint and its own task fol
       "capability lock": "denied",
       "home write": "denied",
       "outside home": "denied",
+      "observal's code": "ok",
+      "rest of the checkout": "denied",
       "endpoint": "ok",
       "other host": "denied",
       "git": "denied",
@@ -125,7 +129,7 @@ Deno.test("a local task's worker runs only git and its harness, writes only its 
     assert.deepEqual(flagValues(argv, "--allow-write")?.sort(), writes.sort());
     assert.deepEqual(
       flagValues(argv, "--allow-read")?.sort(),
-      [...writes, join(pg.home, "config.json"), pg.repo, claude].sort(),
+      [...writes, join(pg.home, "config.json"), pg.repo, claude, ...SOURCE_READS].sort(),
     );
     assert.deepEqual(
       flagValues(argv, "--allow-run"),

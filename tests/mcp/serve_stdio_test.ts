@@ -241,10 +241,12 @@ Deno.test("serveStdio() under Node reads a 50 MB line on a non-blocking stdin wi
   // the transport must wait for input another way than under Deno.
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const serveStdioUrl = new URL("../../lib/mcp/serve_stdio.ts", import.meta.url).href;
+  const toolServerUrl = new URL("../../lib/mcp/tool_server.ts", import.meta.url).href;
   const script = [
-    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";',
     `import { serveStdio } from ${JSON.stringify(serveStdioUrl)};`,
-    'await serveStdio(new McpServer({ name: "node-probe", version: "0.0.0" }));',
+    `import { ToolServer } from ${JSON.stringify(toolServerUrl)};`,
+    'const server = new ToolServer({ name: "node-probe", version: "0.0.0" }, { tools: [] });',
+    "await serveStdio(server);",
     'process.stderr.write("stopped\\n");',
   ].join("\n");
   const node = join(root, "node_modules", ".bin", "node");

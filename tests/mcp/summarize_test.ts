@@ -1,7 +1,7 @@
 /** summarize() gives a model the task's state, its results and the one next step. */
 import assert from "node:assert/strict";
 import type { Artifact, Task, TaskState } from "../../lib/a2a/mod.ts";
-import { summarize } from "../../lib/mcp/mod.ts";
+import { summarize } from "../../lib/mcp/summarize.ts";
 
 function task(
   state: TaskState,

@@ -32,7 +32,7 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });
-    assert.deepEqual(JSON.parse(search), { results: [] });
+    assert.deepEqual(JSON.parse(search), { items: [], total: 0 });
     let failed: { status: number; stderr: string } | undefined;
     try {
       execFileSync(node, [bin, "registry", "inspect", "urn:air:x:a2a:y", "--json"], {

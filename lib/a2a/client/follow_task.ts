@@ -13,7 +13,10 @@ import { RemoteRefusalError, TransientRemoteError } from "./remote_errors.ts";
 
 /** Pauses and patience while following a task; each has a default for real agents. */
 export interface FollowTiming {
-  /** The first pause between GetTask calls; each next one doubles. @default 50 */
+  /**
+   * The pause before the second GetTask call (the first goes out at once); each next one
+   * doubles. @default 50
+   */
   firstPollMs?: number;
   /** The longest pause between GetTask calls. @default 2000 */
   maxPollMs?: number;
@@ -66,8 +69,8 @@ export interface FollowOptions {
  * when the connection closes. Instead, after `streamCheckMs` of silence the task is
  * checked with GetTask on the side, and a final answer there ends the turn. Only a
  * stream that breaks, or closes before the task is final, gives way to polling. Without
- * streaming the message is sent and the task polled, with pauses doubling up to
- * `maxPollMs`. While polling, transient failures (unreachable, timeouts, HTTP 5xx and 429)
+ * streaming the message is sent and the task polled: once at once, then with pauses from
+ * `firstPollMs` doubling up to `maxPollMs`. While polling, transient failures (unreachable, timeouts, HTTP 5xx and 429)
  * are retried with doubling pauses for up to `retryForMs`.
  *
  * Views are combined as they come: the newest state and status win, artifacts are kept
@@ -134,12 +137,14 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
     } else {
       see(await client.send(options.input, stop.signal));
     }
-    let pause = timing.firstPollMs;
+    // The first check goes out at once: a quick agent has often finished by the time its
+    // answer to the send arrives, and a pause would only be added to the caller's wait.
+    let pause = 0;
     while (!done(current)) {
       const taskId = current?.taskId;
       if (!taskId) throw streamError ?? noTask();
-      await clock.sleep(pause, stop.signal);
-      pause = Math.min(pause * 2, timing.maxPollMs);
+      if (pause > 0) await clock.sleep(pause, stop.signal);
+      pause = pause === 0 ? timing.firstPollMs : Math.min(pause * 2, timing.maxPollMs);
       see(await retrying(() => client.get(taskId, stop.signal), options, timing, stop.signal));
     }
     return current!;

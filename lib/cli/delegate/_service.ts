@@ -11,15 +11,34 @@ export interface Opened {
   registry: () => RegistryClient;
 }
 
-export async function withService<T>(ctx: Context, fn: (o: Opened) => Promise<T>): Promise<T> {
+/** Opens the service (store now, registry client on first use); `close` releases both. */
+export function openService(ctx: Context): Opened & { close(): void } {
   const store = openTaskStore({ home: ctx.home, clock: ctx.clock });
   let client: RegistryClient | undefined;
   const registry = () => (client ??= openRegistryClient(ctx));
   try {
     const service = new DelegationService({ ctx, store, registry, launch: detachedLauncher(ctx) });
-    return await fn({ service, store, registry });
-  } finally {
-    client?.close();
+    return {
+      service,
+      store,
+      registry,
+      close() {
+        client?.close();
+        store.close();
+      },
+    };
+  } catch (err) {
     store.close();
+    throw err;
+  }
+}
+
+/** Runs `fn` with an opened service and closes it afterwards. */
+export async function withService<T>(ctx: Context, fn: (o: Opened) => Promise<T>): Promise<T> {
+  const opened = openService(ctx);
+  try {
+    return await fn(opened);
+  } finally {
+    opened.close();
   }
 }

@@ -2,8 +2,6 @@
 import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
 import { type Command, str } from "../command.ts";
 import { note } from "../output.ts";
-import { harnessKey } from "./_follow.ts";
-import { withService } from "./_service.ts";
 
 /**
  * The caller's harness as a known key. An unknown name is kept as given (with a warning)
@@ -14,7 +12,7 @@ async function callerHarness(ctx: Context, raw: string | undefined): Promise<str
   const name = raw?.trim();
   if (!name) return undefined;
   try {
-    return await harnessKey(name);
+    return (await import("../../harness/facts/mod.ts")).normalizeHarness(name);
   } catch (err) {
     if (!(err instanceof ObservalError)) throw err;
     note(ctx, `observal-agents: unknown harness "${name}"; using it as given`);
@@ -45,16 +43,24 @@ logs go to stderr. The server stops when the client closes its stdin.`,
     const agentId = str(inv, "parent-id")?.trim() || undefined;
     // The protocol owns stdout: whatever else this session might print goes to stderr.
     const io = { ...ctx.io, stdout: ctx.io.stderr, isTTY: false, color: false };
-    // Loaded here: the MCP SDK is the heaviest import, and no other command needs it.
     const { createAgentsServer, serveStdio } = await import("../../mcp/mod.ts");
-    await withService({ ...ctx, io }, ({ service }) =>
-      serveStdio(createAgentsServer({
-        service,
-        caller: service.caller({ harness, agentId }),
+    // The store, the delegation service and the registry client open on the first tool
+    // call, so the handshake a harness waits for at start-up loads none of them.
+    let close: (() => void) | undefined;
+    try {
+      await serveStdio(createAgentsServer({
+        open: async () => {
+          const opened = (await import("./_service.ts")).openService({ ...ctx, io });
+          close = opened.close;
+          return { service: opened.service, caller: opened.service.caller({ harness, agentId }) };
+        },
         clock: ctx.clock,
         version: VERSION,
         stderr: ctx.io.stderr,
-      })));
+      }));
+    } finally {
+      close?.();
+    }
     note(ctx, "observal-agents: the client disconnected; stopped");
   },
 };

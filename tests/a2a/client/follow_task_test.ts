@@ -131,6 +131,15 @@ Deno.test("followRemoteTask() retries HTTP 503 while polling, then completes", a
   });
 });
 
+Deno.test("followRemoteTask() checks a task the send left unfinished at once, not after a pause", async () => {
+  await withHostile("flaky-polling", { failures: 0 }, async (agent, client) => {
+    // A first pause of a minute would run past the deadline: the first check has none.
+    const last = await follow(client, { timeoutMs: 10_000, timing: { firstPollMs: 60_000 } });
+    assert.equal(last.state, "TASK_STATE_COMPLETED");
+    assert.deepEqual(agent.rpcMethods(), ["SendMessage", "GetTask"]);
+  });
+});
+
 Deno.test("followRemoteTask() gives up on transient failures after retryForMs", async () => {
   await withHostile("flaky-polling", { failures: 1000 }, async (agent, client) => {
     await assert.rejects(

@@ -1,0 +1,89 @@
+/**
+ * createAgentsServer() opening its delegation service on demand: a real SDK client over the
+ * SDK's linked in-memory transports, a real service on a temp home with an approved agent.
+ */
+import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ObservalError, systemClock } from "../../lib/core/mod.ts";
+import { type AgentsServerWork, createAgentsServer } from "../../lib/mcp/mod.ts";
+import { playground } from "../support/delegation.ts";
+
+async function connectClient(open: () => Promise<AgentsServerWork>): Promise<Client> {
+  const server = createAgentsServer({
+    open,
+    clock: systemClock,
+    version: "0.0.0",
+    stderr: { write: () => {} },
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "agents-server-test", version: "0.0.0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+function text(result: Awaited<ReturnType<Client["callTool"]>>): string {
+  return (result.content as Array<{ text?: string }>).map((c) => c.text ?? "").join("\n");
+}
+
+Deno.test("createAgentsServer() with open lists its tools without opening the service, then opens it once", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const opened: Array<ReturnType<typeof pg.service>> = [];
+  const client = await connectClient(() => {
+    const o = pg.service();
+    opened.push(o);
+    return Promise.resolve({ service: o.service, caller: o.service.caller() });
+  });
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 4);
+    assert.equal(opened.length, 0, "the handshake opened nothing");
+
+    const found = await client.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.equal(found.isError, undefined, text(found));
+    assert.ok(text(found).includes(pg.identifier), text(found));
+    const missing = await client.callTool({
+      name: "get_task",
+      arguments: { task_id: crypto.randomUUID() },
+    });
+    assert.equal(missing.isError, true);
+    assert.equal(opened.length, 1, "opened by the first call, and only once");
+  } finally {
+    await client.close();
+    for (const o of opened) o.close();
+    await pg.close();
+  }
+});
+
+Deno.test("createAgentsServer() tries a failed open again on the next call", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const opened: Array<ReturnType<typeof pg.service>> = [];
+  let attempts = 0;
+  const client = await connectClient(() => {
+    if (++attempts === 1) {
+      return Promise.reject(
+        new ObservalError("UNAVAILABLE", "Cannot open the task store", {
+          remediation: "Free some disk space",
+        }),
+      );
+    }
+    const o = pg.service();
+    opened.push(o);
+    return Promise.resolve({ service: o.service, caller: o.service.caller() });
+  });
+  try {
+    const failed = await client.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.equal(failed.isError, true);
+    assert.match(text(failed), /Cannot open the task store\.\nFree some disk space\./);
+    const found = await client.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.ok(text(found).includes(pg.identifier), text(found));
+    assert.equal(attempts, 2);
+  } finally {
+    await client.close();
+    for (const o of opened) o.close();
+    await pg.close();
+  }
+});
