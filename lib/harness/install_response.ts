@@ -3,33 +3,17 @@
  * the rendered `config_snippet`, warnings, and a lock naming the exact definition.
  * @module
  */
-import { z } from "zod";
 import { type AgentDefinition, AgentDefinitionSchema } from "./agent_definition.ts";
 import { jsonDigest } from "../core/canonical_json.ts";
-import { ConfigSnippetSchema } from "./config_snippet.ts";
 import { renderInstall, type RenderInstallOptions } from "./render.ts";
+import type { InstallResponse } from "./install_response_schema.ts";
 
-/** The lock part of an install response. */
-export const InstallLockSchema = z.looseObject({
-  lock_version: z.number().int(),
-  status: z.enum(["locked", "partial", "unlocked"]),
-  digest: z.string(),
-  components: z.array(z.record(z.string(), z.unknown())),
-});
-/** The lock part of an install response. */
-export type InstallLock = z.infer<typeof InstallLockSchema>;
-
-/** The response to an install request. */
-export const InstallResponseSchema = z.looseObject({
-  agent_id: z.string(),
-  harness: z.string(),
-  version: z.string(),
-  config_snippet: ConfigSnippetSchema,
-  warnings: z.array(z.string()),
-  lock: InstallLockSchema,
-});
-/** The response to an install request. */
-export type InstallResponse = z.infer<typeof InstallResponseSchema>;
+export {
+  type InstallLock,
+  InstallLockSchema,
+  type InstallResponse,
+  InstallResponseSchema,
+} from "./install_response_schema.ts";
 
 /**
  * The digest of an agent definition: `sha256:` and the hex SHA-256 of its canonical JSON

@@ -18,25 +18,8 @@
  * ```
  * @module
  */
-export {
-  type Capability,
-  CapabilitySchema,
-  getHarness,
-  HARNESS_KEYS,
-  type HarnessFacts,
-  HarnessFactsSchema,
-  HarnessHeadlessSchema,
-  type HarnessKey,
-  HarnessKeySchema,
-  type HarnessRegistry,
-  HarnessRegistrySchema,
-  HarnessRuntimeSchema,
-  headlessHarnesses,
-  loadHarnessRegistry,
-  normalizeHarness,
-  type Scope,
-  ScopeSchema,
-} from "./registry.ts";
+// The light door (facts, snippets, headless plans, schemas), and what needs the renderer.
+export * from "./facts/mod.ts";
 export {
   AGENT_NAME_PATTERN,
   type AgentDefinition,
@@ -51,14 +34,6 @@ export {
   parseAgentYaml,
 } from "./agent_definition.ts";
 export {
-  type ConfigSnippet,
-  ConfigSnippetSchema,
-  type SnippetFile,
-  SnippetFileSchema,
-  type StdioMcpEntry,
-  StdioMcpEntrySchema,
-} from "./config_snippet.ts";
-export {
   agentBody,
   type DelegationOption,
   type InstallAgent,
@@ -66,14 +41,7 @@ export {
   renderInstall,
   type RenderInstallOptions,
 } from "./render.ts";
-export {
-  agentDigest,
-  type InstallLock,
-  InstallLockSchema,
-  type InstallResponse,
-  installResponse,
-  InstallResponseSchema,
-} from "./install_response.ts";
+export { agentDigest, installResponse } from "./install_response.ts";
 export { toToml } from "./to_toml.ts";
 export { type InstallPath, type InstallPathOptions, resolveInstallPath } from "./install_path.ts";
 export {
@@ -88,22 +56,6 @@ export {
   type WriteSnippetResult,
   type WrittenFile,
 } from "./write_snippet.ts";
-export {
-  type HeadlessAdapter,
-  headlessAdapter,
-  type HeadlessOutput,
-  type HeadlessPlan,
-  type HeadlessRequest,
-  type HeadlessResult,
-  inlinePrompt,
-  MAX_ARG_BYTES,
-  MAX_WINDOWS_COMMAND_CHARS,
-  parseHeadlessOutput,
-  planHeadlessRun,
-  stdinHarnessNames,
-  stripAnsi,
-} from "./headless.ts";
-export { piAgentDir, type PiTrust, piTrust } from "./pi_trust.ts";
 export { type DelegationLauncher, withDelegationLauncher } from "./launcher.ts";
 export {
   type DelegationInstall,

@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import { CardInterfaceSchema } from "../a2a/mod.ts";
-import { ConfigSnippetSchema } from "../harness/facts/mod.ts";
 
 const FilterValue = z.union([z.string().max(500), z.array(z.string().max(500)).max(50)]);
 
@@ -25,9 +24,16 @@ export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 export const VisibilitySchema = z.enum(["private", "team", "public"]);
 export type Visibility = z.infer<typeof VisibilitySchema>;
 
+/**
+ * What a submission's visibility defaults to, for cards and registry Agents alike: private,
+ * as the reference has it for cards. Nothing becomes visible to others before its author
+ * chooses, and a reviewer still sees it in their queue only if they may review it.
+ */
+export const DEFAULT_VISIBILITY: Visibility = "private";
+
 export const ImportA2aRequestSchema = z.strictObject({
   cardUrl: z.string().min(8).max(1000),
-  visibility: VisibilitySchema.default("private"),
+  visibility: VisibilitySchema.default(DEFAULT_VISIBILITY),
   teamId: z.string().uuid().optional(),
 });
 export type ImportA2aRequest = z.input<typeof ImportA2aRequestSchema>;
@@ -41,7 +47,7 @@ export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
 
 export const PublishAgentRequestSchema = z.strictObject({
   yaml: z.string().min(1).max(256 * 1024),
-  visibility: VisibilitySchema.default("public"),
+  visibility: VisibilitySchema.default(DEFAULT_VISIBILITY),
   teamId: z.string().uuid().optional(),
 });
 export type PublishAgentRequest = z.input<typeof PublishAgentRequestSchema>;
@@ -156,6 +162,20 @@ export const ImportsListSchema = z.looseObject({
 });
 export type ImportsList = z.infer<typeof ImportsListSchema>;
 
+/** `GET /api/v1/agents`: the registry Agents the caller may see (at most 500), and how many. */
+export const AgentsListSchema = z.looseObject({
+  items: z.array(EntrySummarySchema),
+  total: z.number().int().nonnegative(),
+});
+export type AgentsList = z.infer<typeof AgentsListSchema>;
+
+/** The answer to removing an imported card or a registry Agent. */
+export const RemovedSchema = z.looseObject({
+  identifier: z.string(),
+  removed: z.literal(true),
+});
+export type Removed = z.infer<typeof RemovedSchema>;
+
 /** A registry Agent as `GET /api/v1/agents/{id}` returns it. */
 export const AgentDetailSchema = z.looseObject({
   id: z.string().min(1),
@@ -177,28 +197,22 @@ export const AgentDetailSchema = z.looseObject({
 });
 export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 
-/** The lock part of an install response: the exact definition it installs. */
-export const InstallLockSchema = z.looseObject({
-  lock_version: z.number().int(),
-  status: z.enum(["locked", "partial", "unlocked"]),
-  digest: z.string(),
-  components: z.array(z.record(z.string(), z.unknown())),
-});
-export type InstallLock = z.infer<typeof InstallLockSchema>;
+// The install response is the harness renderer's output; its schema lives with it.
+export {
+  type InstallLock,
+  InstallLockSchema,
+  type InstallResponse,
+  InstallResponseSchema,
+} from "../harness/facts/mod.ts";
 
-/** The answer to `POST /api/v1/agents/{id}/install`: what to write for one harness. */
-export const InstallResponseSchema = z.looseObject({
-  agent_id: z.string(),
-  harness: z.string(),
-  version: z.string(),
-  config_snippet: ConfigSnippetSchema,
-  warnings: z.array(z.string()),
-  lock: InstallLockSchema,
+/** A team as the registry lists it (`members` in the admin list). */
+export const TeamSchema = z.looseObject({
+  id: z.string(),
+  handle: z.string(),
+  name: z.string().optional(),
+  members: z.number().int().optional(),
+  created_at: z.string().optional(),
 });
-export type InstallResponse = z.infer<typeof InstallResponseSchema>;
-
-/** A team as the registry lists it. */
-export const TeamSchema = z.looseObject({ id: z.string(), handle: z.string() });
 export type Team = z.infer<typeof TeamSchema>;
 
 /** `GET /api/v1/me`: who the caller is and the teams they belong to. */
@@ -214,8 +228,28 @@ export type Me = z.infer<typeof MeSchema>;
 export const TeamsResponseSchema = z.looseObject({ items: z.array(TeamSchema) });
 export type TeamsResponse = z.infer<typeof TeamsResponseSchema>;
 
+/** A user as `GET /api/v1/admin/users` lists them. */
+export const UserSchema = z.looseObject({
+  id: z.string(),
+  handle: z.string(),
+  role: z.string(),
+  created_at: z.string().optional(),
+});
+export type User = z.infer<typeof UserSchema>;
+
+/** `GET /api/v1/admin/users`. */
+export const UsersResponseSchema = z.looseObject({ items: z.array(UserSchema) });
+export type UsersResponse = z.infer<typeof UsersResponseSchema>;
+
 /** One registry setting as `GET /api/v1/admin/settings` lists it. */
-export const SettingSchema = z.looseObject({ key: z.string(), value: z.unknown() });
+export const SettingSchema = z.looseObject({
+  key: z.string(),
+  value: z.unknown(),
+  /** What it means. */
+  help: z.string().optional(),
+  /** The values it accepts, in words. */
+  allowed: z.string().optional(),
+});
 export type Setting = z.infer<typeof SettingSchema>;
 
 /** `GET /api/v1/admin/settings`. */

@@ -56,3 +56,9 @@ export {
   stripAnsi,
 } from "../headless.ts";
 export { piAgentDir, type PiTrust, piTrust } from "../pi_trust.ts";
+export {
+  type InstallLock,
+  InstallLockSchema,
+  type InstallResponse,
+  InstallResponseSchema,
+} from "../install_response_schema.ts";
