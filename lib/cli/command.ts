@@ -57,6 +57,11 @@ export interface Group {
   name: string;
   summary: string;
   commands: Array<Command | Group>;
+  /**
+   * Flags the group itself answers (the root's `--version`): listed in its help and offered
+   * as suggestions; whoever calls dispatch handles them before it.
+   */
+  flags?: Record<string, Flag>;
   details?: string;
   hidden?: boolean;
 }
@@ -133,7 +138,88 @@ async function loadCommand(entry: { name: string; load(): Promise<Command> }): P
   return command;
 }
 
-/** Runs argv against a command tree; returns the exit code. Throws ObservalError. */
+/** True when `--help` or `-h` comes before any `--` (after it, words are positionals). */
+function wantsHelp(argv: readonly string[]): boolean {
+  for (const word of argv) {
+    if (word === "--") return false;
+    if (word === "--help" || word === "-h") return true;
+  }
+  return false;
+}
+
+/** The help topics group of a group (`observal help exit-codes`), if it has one. */
+function topicsOf(group: Group): Group | undefined {
+  const help = group.commands.find((c) => c.name === "help");
+  return help && isGroup(help) ? help : undefined;
+}
+
+/** An unknown subcommand of `group`: a usage error with the closest name, if one is close. */
+function unknownCommand(
+  group: Group,
+  word: string,
+  names: string[],
+  asked: "command" | "help" = "command",
+): ObservalError {
+  const visible = group.commands.filter((c) => !c.hidden);
+  const candidates = new Map(visible.map((c) => [c.name, [...names, c.name].join(" ")]));
+  for (const topic of topicsOf(group)?.commands.filter((c) => !c.hidden) ?? []) {
+    if (!candidates.has(topic.name)) {
+      candidates.set(topic.name, [...names, "help", topic.name].join(" "));
+    }
+  }
+  const near = closest(word, [...candidates.keys()]);
+  const where = names.join(" ");
+  const message = asked === "help"
+    ? `No command or help topic "${word}" in \`${where}\``
+    : `Unknown command "${where} ${word}"`;
+  return new ObservalError("USAGE", message, {
+    remediation: near
+      ? `Did you mean \`${candidates.get(near)}\`? Run \`${where} --help\` for its commands`
+      : `Choose one of: ${visible.map((c) => c.name).join(", ")}. Run \`${where} --help\``,
+  });
+}
+
+/**
+ * Refuses flags a command does not declare before parsing, so the message is ours: the
+ * flag as typed and, when one is close, the declared flag it was probably meant to be.
+ */
+function checkFlags(argv: string[], declared: Record<string, Flag>, names: string[]): void {
+  const { tokens } = parseArgs({
+    args: argv,
+    options: parseOptions(declared),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    if (token.kind !== "option" || Object.hasOwn(declared, token.name)) continue;
+    const near = token.rawName.startsWith("--")
+      ? closest(token.name, Object.keys(declared))
+      : undefined;
+    const help = `Run \`${names.join(" ")} --help\` for its flags`;
+    throw new ObservalError("USAGE", `Unknown flag "${token.rawName}"`, {
+      remediation: near ? `Did you mean --${near}? ${help}` : help,
+    });
+  }
+}
+
+function parseOptions(declared: Record<string, Flag>) {
+  return Object.fromEntries(
+    Object.entries(declared).map(([name, f]) => [
+      name,
+      { type: f.type, multiple: f.multiple ?? false, ...(f.short ? { short: f.short } : {}) },
+    ]),
+  );
+}
+
+/**
+ * Runs argv against a command tree; returns the exit code. Throws ObservalError.
+ *
+ * Help exits 0 wherever it is asked for: a group without a subcommand, `--help` or `-h`
+ * anywhere before `--`, and `help [command...]` (a group's `help` group holds topics such
+ * as `exit-codes`). Unknown commands and flags are usage errors (exit 2) that name the
+ * closest known one.
+ */
 export async function dispatch(
   root: Group,
   argv: string[],
@@ -143,26 +229,47 @@ export async function dispatch(
   let node: Command | Group = root;
   let i = 0;
   const names = [...path, root.name];
+  const help = wantsHelp(argv);
   while (isGroup(node)) {
     const word: string | undefined = argv[i];
-    const helpIsCommand = node.commands.some((c) => c.name === "help");
-    if (
-      word === undefined || word === "--help" || word === "-h" ||
-      (word === "help" && !helpIsCommand)
-    ) {
-      if (word === "help" && argv[i + 1]) {
-        return dispatch(node, [...argv.slice(i + 1), "--help"], ctx, names.slice(0, -1));
+    if (word === "help") {
+      const rest = argv.slice(i + 1).filter((w) => w !== "--help" && w !== "-h");
+      const topics = topicsOf(node);
+      if (rest.length === 0) {
+        printBlock(ctx, groupHelp(node, names));
+        return 0;
       }
-      printBlock(ctx, groupHelp(node, names));
-      return word === undefined && node !== root ? 2 : 0;
+      const isTopic = topics?.commands.some((c) => c.name === rest[0]) ?? false;
+      if (topics && isTopic && !hasCommand(node, rest[0])) {
+        return dispatch(topics, argv.slice(i + 1), ctx, names);
+      }
+      if (!isTopic && !hasCommand(node, rest[0]) && rest[0] !== topics?.name) {
+        throw unknownCommand(node, rest[0], names, "help");
+      }
+      return dispatch(node, [...rest, "--help"], ctx, names.slice(0, -1));
     }
-    const next: Command | Group | undefined = node.commands.find((c) => c.name === word);
-    if (!next) {
-      const known = node.commands.filter((c) => !c.hidden).map((c) => c.name).join(", ");
-      throw new ObservalError("USAGE", `Unknown command "${names.join(" ")} ${word}"`, {
-        remediation: `Choose one of: ${known}. Run \`${names.join(" ")} --help\``,
+    if (word === undefined || (help && word.startsWith("-"))) {
+      printBlock(ctx, groupHelp(node, names));
+      return 0;
+    }
+    if (word.startsWith("-")) {
+      const known = [...Object.keys(GLOBAL_FLAGS), ...Object.keys(node.flags ?? {})];
+      const name = word.replace(/^--?/, "").split("=")[0];
+      // `observal registry --json`: a flag every command takes, but no command to take it.
+      if (word.startsWith("--") && known.includes(name)) {
+        printBlock(ctx, groupHelp(node, names));
+        return 0;
+      }
+      const near = word.startsWith("--") ? closest(name, known) : undefined;
+      const where = names.join(" ");
+      throw new ObservalError("USAGE", `Unknown flag "${word}" for \`${where}\``, {
+        remediation: near
+          ? `Did you mean --${near}? Run \`${where} --help\``
+          : `Name a command first. Run \`${where} --help\``,
       });
     }
+    const next: Command | Group | undefined = node.commands.find((c) => c.name === word);
+    if (!next) throw unknownCommand(node, word, names);
     node = !isGroup(next) && next.load
       ? await loadCommand({ name: next.name, load: next.load })
       : next;
@@ -171,16 +278,16 @@ export async function dispatch(
   }
   const command = node;
   const declared = { ...GLOBAL_FLAGS, ...command.flags };
+  if (help) {
+    printBlock(ctx, commandHelp(command, names));
+    return 0;
+  }
+  checkFlags(argv.slice(i), declared, names);
   let parsed;
   try {
     parsed = parseArgs({
       args: argv.slice(i),
-      options: Object.fromEntries(
-        Object.entries(declared).map(([name, f]) => [
-          name,
-          { type: f.type, multiple: f.multiple ?? false, ...(f.short ? { short: f.short } : {}) },
-        ]),
-      ),
+      options: parseOptions(declared),
       allowPositionals: true,
       strict: true,
     });
@@ -188,10 +295,6 @@ export async function dispatch(
     throw new ObservalError("USAGE", (err as Error).message.split("\n")[0], {
       remediation: `Run \`${names.join(" ")} --help\``,
     });
-  }
-  if (parsed.values.help) {
-    printBlock(ctx, commandHelp(command, names));
-    return 0;
   }
   const specs = command.args ?? [];
   const positionals = parsed.positionals;
@@ -224,6 +327,10 @@ export async function dispatch(
   return code ?? 0;
 }
 
+function hasCommand(group: Group, name: string): boolean {
+  return group.commands.some((c) => c.name === name && !(isGroup(c) && c === topicsOf(group)));
+}
+
 function usageLine(command: Command, names: string[]): string {
   const args = (command.args ?? []).map((a) =>
     a.endsWith("?") ? `[${a.slice(0, -1).toUpperCase()}]` : a.toUpperCase()
@@ -237,7 +344,7 @@ function table(rows: Array<[string, string]>): string {
   return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`).join("\n");
 }
 
-/** Help for a group: its summary and its visible subcommands. */
+/** Help for a group: its summary, its visible subcommands and its own flags. */
 export function groupHelp(group: Group, names: string[]): string {
   const rows = group.commands.filter((c) => !c.hidden).map((c) =>
     [c.name, c.summary] as [string, string]
@@ -251,21 +358,25 @@ export function groupHelp(group: Group, names: string[]): string {
     "Commands:",
     table(rows),
     "",
+    ...(group.flags ? ["Flags:", table(flagRows(group.flags)), ""] : []),
     ...(group.details ? [group.details.trimEnd(), ""] : []),
     `Run \`${names.join(" ")} <command> --help\` for more about a command.`,
     "",
   ].join("\n");
 }
 
-/** Help for a leaf command: usage and flags. */
-export function commandHelp(command: Command, names: string[]): string {
-  const flags = { ...command.flags, ...GLOBAL_FLAGS };
-  const rows = Object.entries(flags).map(([name, f]) => {
+function flagRows(flags: Record<string, Flag>): Array<[string, string]> {
+  return Object.entries(flags).map(([name, f]) => {
     const short = f.short ? `-${f.short}, ` : "    ";
     const value = f.type === "string" ? ` ${f.value ?? "VALUE"}` : "";
     const def = f.default !== undefined && f.default !== false ? ` (default ${f.default})` : "";
     return [`${short}--${name}${value}`, `${f.description}${def}`] as [string, string];
   });
+}
+
+/** Help for a leaf command: usage and flags. */
+export function commandHelp(command: Command, names: string[]): string {
+  const rows = flagRows({ ...command.flags, ...GLOBAL_FLAGS });
   return [
     command.summary,
     "",
@@ -297,19 +408,93 @@ export function int(inv: Invocation, name: string, min: number, max: number): nu
 
 /**
  * Reads a string flag that must be one of `allowed` (or absent); a wrong value is refused
- * with the allowed values in the message.
+ * with the allowed values in the message, and the closest one when it is close.
+ *
+ * @param inv the invocation
+ * @param name the flag's name, without dashes
+ * @param allowed the values it takes
+ * @param options `normalize` maps accepted spellings (case, `_` for `-`) to an allowed value
+ * @returns the value, or undefined when the flag was not given and has no default
+ *
+ * @example
+ * ```ts ignore
+ * const scope = choice(inv, "scope", ["project", "user"]) ?? "project";
+ * ```
  */
 export function choice<T extends string>(
   inv: Invocation,
   name: string,
   allowed: readonly T[],
+  options: { normalize?: (raw: string) => string } = {},
 ): T | undefined {
   const raw = str(inv, name);
   if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) {
+  const value = options.normalize ? options.normalize(raw) : raw;
+  if (!(allowed as readonly string[]).includes(value)) {
+    const near = closest(value, allowed);
     throw new ObservalError("USAGE", `--${name} cannot be "${raw}"`, {
-      remediation: `Use one of: ${allowed.join(", ")}`,
+      remediation: `${near ? `Did you mean ${near}? ` : ""}Use one of: ${allowed.join(", ")}`,
     });
   }
-  return raw as T;
+  return value as T;
+}
+
+/**
+ * The candidate closest to a mistyped word, when it is close enough to be what was meant:
+ * at most two edits (a swap of neighbours is one), and at most a third of its length, or
+ * the word is the start of it (three characters or more). Ties go to the earlier candidate.
+ *
+ * @param word what was typed
+ * @param candidates the names it may have meant
+ * @returns the closest candidate, or undefined when none is close
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { closest } from "./command.ts";
+ *
+ * assert.equal(closest("delgate", ["delegate", "registry"]), "delegate");
+ * assert.equal(closest("jsno", ["json", "help"]), "json");
+ * assert.equal(closest("zzz", ["json", "help"]), undefined);
+ * ```
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  const typed = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const name = candidate.toLowerCase();
+    let distance = editDistance(typed, name);
+    const limit = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
+    if (distance > limit) {
+      if (typed.length < 3 || !name.startsWith(typed)) continue;
+      distance = limit;
+    }
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  // Rows of the optimal string alignment table, three kept (a swap looks two rows back).
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, before[j - 2] + 1);
+      }
+      current.push(d);
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
 }

@@ -1,7 +1,7 @@
 /** `observal help exit-codes`: what each exit code means. */
 import { CATEGORIES } from "../core/mod.ts";
 import type { Command } from "./command.ts";
-import { TASK_EXIT } from "./delegate/print.ts";
+import { TASK_EXIT } from "./delegate/task_exit.ts";
 import { say } from "./output.ts";
 
 /** The `help exit-codes` topic. */
@@ -25,6 +25,11 @@ export const exitCodesCommand: Command = {
     add(
       TASK_EXIT.replyRefused,
       "a reply was refused: another reply or a cancel got there first, and nothing was sent",
+    );
+    add(
+      TASK_EXIT.nothingToCancel,
+      "nothing to cancel: the task had already completed, failed or been rejected " +
+        "(a task already canceled exits 0)",
     );
     add(TASK_EXIT.interrupted, "interrupted (Ctrl-C) before any task was started");
     for (const [code, texts] of [...lines].sort((a, b) => a[0] - b[0])) {

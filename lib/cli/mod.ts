@@ -6,7 +6,7 @@
  * help load nothing beyond this table, and each command loads only what it uses.
  * @module
  */
-import { type Context, runtimeName, toObservalError, VERSION } from "../core/mod.ts";
+import { type Context, isVersionRequest, toObservalError, versionText } from "../core/mod.ts";
 import { dispatch, type Group, lazy } from "./command.ts";
 import { agentGroup } from "./agent/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
@@ -33,9 +33,13 @@ const sessionsGroup: Group = {
 export const rootGroup: Group = {
   name: "observal",
   summary: "Hand part of a coding task to an approved agent and get the result back",
-  details: `Flags on every command: --json (machine-readable output), --help.
-Environment: OBSERVAL_HOME (default ~/.observal), OBSERVAL_SERVER_URL, OBSERVAL_API_KEY.
-Run \`observal help exit-codes\` for exit codes.`,
+  flags: {
+    version: { type: "boolean", short: "V", description: "Print observal's version and runtime" },
+    help: { type: "boolean", short: "h", description: "Show help (every command takes it)" },
+    json: { type: "boolean", description: "Machine-readable output (every command takes it)" },
+  },
+  details: `Environment: OBSERVAL_HOME (default ~/.observal), OBSERVAL_SERVER_URL, OBSERVAL_API_KEY.
+Run \`observal help <command>\` for a command's help, \`observal help exit-codes\` for exit codes.`,
   commands: [
     delegateGroup,
     agentGroup,
@@ -54,7 +58,7 @@ Run \`observal help exit-codes\` for exit codes.`,
     ),
     {
       name: "help",
-      summary: "Help topics",
+      summary: "Help for a command (observal help delegate run), and topics: exit-codes",
       commands: [
         lazy(
           "exit-codes",
@@ -68,13 +72,8 @@ Run \`observal help exit-codes\` for exit codes.`,
 
 /** Runs the CLI; returns the exit code. Errors are printed here and nowhere else. */
 export async function runCli(argv: string[], ctx: Context): Promise<number> {
-  if (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "version") {
-    say(
-      ctx,
-      argv.includes("--json")
-        ? JSON.stringify({ version: VERSION, runtime: runtimeName() })
-        : `observal ${VERSION} (${runtimeName()})`,
-    );
+  if (isVersionRequest(argv)) {
+    say(ctx, versionText(argv.includes("--json")));
     return 0;
   }
   try {

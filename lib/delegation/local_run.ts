@@ -45,7 +45,8 @@ import {
 import { childEnv } from "./child_env.ts";
 import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
-import { agentMessage, markChanged, settle } from "./task_ops.ts";
+import { agentMessage, markChanged, namingLog, settle } from "./task_ops.ts";
+import { logFile, workerLog } from "./worker_process.ts";
 
 /** How often the worker looks for a cancel request while the child runs. */
 const CANCEL_CHECK_MS = 200;
@@ -61,10 +62,14 @@ export interface LocalRunDeps {
   registry: () => RegistryClient;
 }
 
-/** How the run ended, before the workspace is removed and the task settled. */
+/**
+ * How the run ended, before the workspace is removed and the task settled. A failure names
+ * the log to read: the child's stderr once it ran, else the worker's own log.
+ */
 type Outcome =
   | { state: "TASK_STATE_COMPLETED"; text: string; artifacts: Artifact[] }
-  | { state: "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED"; text: string };
+  | { state: "TASK_STATE_FAILED"; text: string; log?: string }
+  | { state: "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED"; text: string };
 
 function update(deps: LocalRunDeps, id: string, fn: (t: Task) => Task): Task {
   const { task, changed } = deps.store.update(id, fn);
@@ -278,7 +283,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
 
   working(deps, id, `Running ${agent.displayName} in ${facts.display_name}.`);
   const dir = store.taskDir(id, { create: true });
-  const logs = { stdout: join(dir, "stdout.log"), stderr: join(dir, "stderr.log") };
+  const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
   let child;
   try {
     child = await spawnChild(plan.argv, {
@@ -305,7 +310,11 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   observal(deps, id, { childPid: undefined, childStartTime: undefined });
   if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
   if (why === "timeout") {
-    return { state: "TASK_STATE_FAILED", text: `Timed out after ${timeout} seconds.` };
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `Timed out after ${timeout} seconds.`,
+      log: logs.stderr,
+    };
   }
 
   const exit = await child.exited;
@@ -322,7 +331,6 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const changes = await workspaceChanges(ws, baseline);
   const notes = [...ws.notes, ...changes.notes];
   if (notes.length) observal(deps, id, { notes });
-  const logHint = `See ${logs.stderr}`;
   if (exit.code !== 0 || result.error) {
     const tail = stripAnsi(stderr).trim().slice(-800);
     const reason = result.error ??
@@ -330,12 +338,13 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
         `${facts.display_name} exited with ${
           exit.code === null ? `signal ${exit.signal}` : `code ${exit.code}`
         }`);
-    return { state: "TASK_STATE_FAILED", text: `${reason.replace(/\.?$/, ".")} ${logHint}.` };
+    return { state: "TASK_STATE_FAILED", text: reason, log: logs.stderr };
   }
   if (!result.text && !changes.patch) {
     return {
       state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} returned no answer and made no changes. ${logHint}.`,
+      text: `${facts.display_name} returned no answer and made no changes.`,
+      log: logs.stderr,
     };
   }
   const artifacts: Artifact[] = [];
@@ -382,6 +391,7 @@ export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
       "TASK_STATE_FAILED",
       `Could not prepare the delegated workspace: ${errorText(err)}`,
       ctx,
+      { log: workerLog(store.taskDir(id)) },
     );
   }
   observal(deps, id, {
@@ -402,14 +412,20 @@ export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
     removeWorkspace(ws.root, ctx.home);
   }
   // Settled last: whoever sees the final state also finds the copy gone.
+  const log = outcome.state === "TASK_STATE_FAILED"
+    ? outcome.log ?? workerLog(store.taskDir(id))
+    : undefined;
   const { task: done } = store.update(id, (t) => ({
     ...t,
     status: {
       state: outcome.state,
       timestamp: isoSeconds(ctx.clock.now()),
-      message: agentMessage(outcome.text, t.id, t.contextId),
+      message: agentMessage(log ? namingLog(outcome.text, log) : outcome.text, t.id, t.contextId),
     },
     artifacts: "artifacts" in outcome ? outcome.artifacts : t.artifacts,
+    ...(log
+      ? { metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } } }
+      : {}),
   }));
   return markChanged(store, done);
 }

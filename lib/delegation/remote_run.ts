@@ -33,6 +33,7 @@ import {
 } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
+import { workerLog } from "./worker_process.ts";
 
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;
@@ -156,6 +157,8 @@ function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, turn: Turn
     if (snap.taskId) meta.remoteTaskId = snap.taskId;
     if (snap.contextId) meta.remoteContextId = snap.contextId;
     if (snap.timestamp) meta.remoteStatusTimestamp = snap.timestamp;
+    // The agent's own words stay its status line; the worker's log is where ours are.
+    if (snap.state === "TASK_STATE_FAILED") meta.logPath = workerLog(deps.store.taskDir(t.id));
     const ours = (m: Message): Message => ({ ...m, taskId: t.id, contextId: t.contextId });
     const history = withoutRepeats([...(t.history ?? []), ...said.map(ours)]);
     // Settling or stopping without a word: what the agent last said is its answer.
@@ -358,7 +361,9 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
       );
     }
     ctx.io.stderr.write(`${errorText(err)}\n`);
-    return settle(store, id, "TASK_STATE_FAILED", failureText(err), ctx);
+    return settle(store, id, "TASK_STATE_FAILED", failureText(err), ctx, {
+      log: workerLog(store.taskDir(id)),
+    });
   } finally {
     clearInterval(watcher);
   }

@@ -13,7 +13,6 @@ import {
   isInterrupted,
   isTerminal,
   type Part,
-  stateLabel,
   type Task,
 } from "../a2a/mod.ts";
 import {
@@ -25,7 +24,7 @@ import {
   serverTarget,
 } from "../core/mod.ts";
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
-import type { TaskStore } from "../store/mod.ts";
+import { stateWords, type TaskStore } from "../store/mod.ts";
 import { appendCapabilityLock } from "../telemetry/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/mod.ts";
@@ -40,13 +39,14 @@ import {
   checkMessage,
   MAX_MESSAGE_CHARS,
 } from "./guards.ts";
-import { agentMessage, markChanged, settle, userMessage } from "./task_ops.ts";
+import { agentMessage, markChanged, namingLog, settle, userMessage } from "./task_ops.ts";
 import {
   clearPid,
   type LaunchWorker,
   prepareWorkerLog,
   readPid,
   workerAlive,
+  workerLog,
   writePid,
 } from "./worker_process.ts";
 
@@ -61,6 +61,8 @@ export const MAX_WAIT_SECONDS = 1800;
  */
 export const MIN_FREE_BYTES = 1024 * 1024;
 const WAIT_POLL_MS = 250;
+/** How long a cancel waits for a running task's worker to stop it. */
+const CANCEL_WAIT_SECONDS = 15;
 
 /**
  * Exit code of a reply that lost a race: another reply was accepted first, or a cancel
@@ -241,9 +243,8 @@ export class DelegationService {
   async #resolve(ref: string): Promise<EntryDocument> {
     const registry = this.#d.registry();
     try {
-      if (/^urn:air?:/i.test(ref)) return await registry.entry(ref);
-      const detail = await registry.agent(ref);
-      return await registry.entry(detail.identifier ?? detail.id);
+      // An identifier, an Agent's namespace/name or UUID, or a unique prefix of either.
+      return await registry.resolveEntry(ref);
     } catch (err) {
       if (err instanceof ObservalError && err.code === "NOT_FOUND") {
         throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
@@ -454,6 +455,7 @@ export class DelegationService {
           "TASK_STATE_FAILED",
           `The delegation worker could not be started: ${detail}`,
           ctx,
+          { log: workerLog(store.taskDir(task.id)) },
         );
       } catch (settleErr) {
         // Then `status` fails it once the start grace period has passed.
@@ -516,12 +518,19 @@ export class DelegationService {
     );
   }
 
-  /** The task as stored, after settling it if its worker died or never started. */
+  /**
+   * The task as stored, after settling it if its worker died or never started. Like every
+   * method that takes a task id, it takes the id's first characters too, when they start
+   * only one task ({@linkcode TaskStore.resolveId}).
+   */
   get(id: string): Task {
     const { store, ctx } = this.#d;
+    id = store.resolveId(id);
     const task = store.require(id);
     const message = this.workerGone(task);
     if (message === undefined) return task;
+    // Whatever the worker managed to say before it went is in its log.
+    const log = workerLog(store.taskDir(id));
     // The worker may have finished between the read above and the probe: settle only a
     // task that is still not final.
     const settled = store.update(id, (t) =>
@@ -530,8 +539,9 @@ export class DelegationService {
         status: {
           state: "TASK_STATE_FAILED",
           timestamp: isoSeconds(ctx.clock.now()),
-          message: agentMessage(message, t.id, t.contextId),
+          message: agentMessage(namingLog(message, log), t.id, t.contextId),
         },
+        metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } },
       }).task;
     // A local task's child and workspace outlived the worker: stop it if provably ours.
     if (settled.metadata.observal.workspaceRoot) {
@@ -575,6 +585,7 @@ export class DelegationService {
    */
   async wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
     const { clock } = this.#d.ctx;
+    id = this.#d.store.resolveId(id);
     const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
     const signal = options.signal;
@@ -629,6 +640,7 @@ export class DelegationService {
     const { store, ctx } = this.#d;
     const since = options.since ?? ctx.clock.now();
     const parts = replyParts(answer);
+    id = store.resolveId(id);
     const task = this.get(id);
     const meta = task.metadata.observal;
     if (meta.kind !== "a2a" || !isInterrupted(task.status.state)) {
@@ -639,7 +651,7 @@ export class DelegationService {
       throw new ObservalError(
         "FAILED_PRECONDITION",
         meta.kind === "a2a"
-          ? `Task ${id} is ${stateLabel(task.status.state)}, not waiting for input, so it ` +
+          ? `Task ${id} is ${stateWords(task.status.state)}, not waiting for input, so it ` +
             "takes no reply"
           : "Only a remote task that is waiting for input can take a reply",
         {
@@ -698,9 +710,12 @@ export class DelegationService {
    * Cancels a task. A running worker is told through the store and tells the remote agent.
    * A remote task waiting for input has no worker: the request claims the question (replies
    * are refused from then on), approval is checked again and the agent is told here.
+   * A running task is waited on for up to 15 s (`options` follow that wait, as in
+   * {@linkcode DelegationService.wait}); a settled task is returned as it is.
    */
-  async cancel(id: string): Promise<Task> {
+  async cancel(id: string, options: WaitOptions = {}): Promise<Task> {
     const { store, ctx } = this.#d;
+    id = store.resolveId(id);
     const task = this.get(id);
     if (isTerminal(task.status.state)) return task;
     const claimed = store.requestCancel(id);
@@ -719,7 +734,7 @@ export class DelegationService {
         : settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     }
     // Running, or starting: the worker checks for the request before anything else.
-    const after = await this.wait(id, 15);
+    const after = await this.wait(id, CANCEL_WAIT_SECONDS, options);
     // The worker stopped for input before it saw the request: nothing runs now, so the
     // agent is told here (the request still holds, so no reply got in meanwhile).
     return isInterrupted(after.status.state) ? await cancelRemote(after) : after;

@@ -25,21 +25,40 @@ export function markChanged(store: TaskStore, task: Task): Task {
   return task;
 }
 
-/** Sets a new state with a status line; a task that already settled is left as it is. */
+/**
+ * A failure's status line that names the log to read next: `<text> See <log>.` (once: a
+ * text that names it already is kept as it is).
+ */
+export function namingLog(text: string, log: string): string {
+  const said = text.trim();
+  if (said.includes(log)) return said;
+  return `${said.replace(/\.?$/, ".")} See ${log}.`;
+}
+
+/**
+ * Sets a new state with a status line; a task that already settled is left as it is. With
+ * `options.log` (a failure's), the line ends by naming that log and the task records it as
+ * `metadata.observal.logPath`.
+ */
 export function settle(
   store: TaskStore,
   id: string,
   state: TaskState,
   text: string,
   ctx: Pick<Context, "clock">,
+  options: { log?: string } = {},
 ): Task {
+  const { log } = options;
   const { task } = store.update(id, (t) => ({
     ...t,
     status: {
       state,
       timestamp: isoSeconds(ctx.clock.now()),
-      message: agentMessage(text, t.id, t.contextId),
+      message: agentMessage(log ? namingLog(text, log) : text, t.id, t.contextId),
     },
+    ...(log
+      ? { metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } } }
+      : {}),
   }));
   return markChanged(store, task);
 }

@@ -7,9 +7,10 @@
 import process from "node:process";
 import { isFinal, type Task } from "../a2a/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { stateWords } from "../store/mod.ts";
 import type { RemoteRunDeps } from "./remote_run.ts";
 import { settle } from "./task_ops.ts";
-import { writePid } from "./worker_process.ts";
+import { workerLog, writePid } from "./worker_process.ts";
 
 /** What a worker needs: the Context, the task store and the registry client (opened lazily). */
 export type WorkerDeps = RemoteRunDeps;
@@ -51,7 +52,7 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
       );
     }
     ctx.io.stderr.write(
-      `task ${taskId} ${result.status.state}${
+      `task ${taskId} ${stateWords(result.status.state)}${
         dropped ? " (the pending reply was not sent)" : ""
       }\n`,
     );
@@ -66,14 +67,16 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
   } catch (err) {
     const message = err instanceof ObservalError
       ? [err.message, err.remediation].filter(Boolean).join(". ")
-      : "The delegation worker failed unexpectedly; see worker.log in the task folder.";
+      : "The delegation worker failed unexpectedly";
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
-    result = settle(store, taskId, "TASK_STATE_FAILED", message, ctx);
+    result = settle(store, taskId, "TASK_STATE_FAILED", message, ctx, {
+      log: workerLog(store.taskDir(taskId)),
+    });
   }
   // The cancel flag is left as it is: on a settled task it means nothing, and on a task
   // that now waits for input it is a cancel's claim that must keep replies out. Clearing
   // it here could also wipe a request made for the next run (a reply accepted and a
   // cancel made while this process was still ending).
-  ctx.io.stderr.write(`task ${taskId} ${result.status.state}\n`);
+  ctx.io.stderr.write(`task ${taskId} ${stateWords(result.status.state)}\n`);
   return 0;
 }

@@ -10,6 +10,7 @@ import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { pidExists, processCommandLine } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
+import { TASK_LOGS, type TaskLogName } from "../store/mod.ts";
 
 /** Starts the worker for a task; returns its pid. Tests pass their own. */
 export type LaunchWorker = (taskId: string, taskDir: string, perms: SelfPermissions) => number;
@@ -21,7 +22,12 @@ export function pidFile(taskDir: string): string {
 
 /** The worker's log in a task folder (its stdout and stderr). */
 export function workerLog(taskDir: string): string {
-  return join(taskDir, "worker.log");
+  return join(taskDir, logFile("worker"));
+}
+
+/** A log's file name in a task folder, as the store names it. */
+export function logFile(name: TaskLogName["name"]): string {
+  return TASK_LOGS.find((l) => l.name === name)!.file;
 }
 
 /**

@@ -8,6 +8,8 @@ import { isErrorCode, ObservalError } from "../core/mod.ts";
 import {
   type AgentDetail,
   AgentDetailSchema,
+  type AgentsList,
+  AgentsListSchema,
   type EntryDocument,
   EntryDocumentSchema,
   type ImportA2aRequest,
@@ -21,6 +23,8 @@ import {
   type Me,
   MeSchema,
   type PublishAgentRequest,
+  type Removed,
+  RemovedSchema,
   type ReviewRequest,
   type SearchRequest,
   type SearchResponse,
@@ -29,7 +33,22 @@ import {
   SettingsResponseSchema,
   type TeamsResponse,
   TeamsResponseSchema,
+  type UsersResponse,
+  UsersResponseSchema,
 } from "./schemas.ts";
+
+/** The two kinds of agent an entry can be: a registry Agent, or a remote A2A agent's card. */
+export type EntryKind = "agent" | "a2a";
+
+/** `namespace/name`: how people and pulled configs name a registry Agent. */
+const AGENT_REF = /^[a-z0-9][a-z0-9_-]*\/[a-z0-9][a-z0-9_-]*$/;
+
+/** Which kind an entry document is. */
+export function entryKind(doc: EntryDocument): EntryKind {
+  return doc["obs:kind"] === "agent" || doc.type === "application/vnd.observal.agent+json"
+    ? "agent"
+    : "a2a";
+}
 
 /** Sends one request; `fetch` semantics. */
 export type Transport = (request: Request) => Promise<Response>;
@@ -72,6 +91,16 @@ export class RegistryClient {
     body?: unknown,
     schema: z.ZodType<T> = JsonObjectSchema as unknown as z.ZodType<T>,
   ): Promise<T> {
+    return (await this.#exchange(method, path, body, schema)).data;
+  }
+
+  /** {@linkcode call}, also answering the response's headers. */
+  async #exchange<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+  ): Promise<{ data: T; headers: Headers }> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
@@ -110,12 +139,31 @@ export class RegistryClient {
         remediation: "Check that client and server versions match",
       });
     }
-    return parsed.data;
+    return { data: parsed.data, headers: response.headers };
   }
 
   /** `POST /api/v1/ard/search`. */
-  search(request: SearchRequest): Promise<SearchResponse> {
-    return this.call("POST", "/api/v1/ard/search", request, SearchResponseSchema);
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    return (await this.searchCounted(request)).response;
+  }
+
+  /**
+   * {@linkcode search}, with how many entries match in all pages when the registry says:
+   * the ARD answer has no count, so a registry that counts sends `X-Total-Count`.
+   */
+  async searchCounted(
+    request: SearchRequest,
+  ): Promise<{ response: SearchResponse; total?: number }> {
+    const { data, headers } = await this.#exchange(
+      "POST",
+      "/api/v1/ard/search",
+      request,
+      SearchResponseSchema,
+    );
+    const total = Number(headers.get("x-total-count") ?? Number.NaN);
+    return Number.isSafeInteger(total) && total >= 0
+      ? { response: data, total }
+      : { response: data };
   }
 
   /** `GET /api/v1/ard/agents`: one page of the entries this caller may see. */
@@ -136,6 +184,54 @@ export class RegistryClient {
       undefined,
       EntryDocumentSchema,
     );
+  }
+
+  /**
+   * The entry a person or an agent named, however they named it: its identifier
+   * (`urn:air:...`), its UUID, a unique prefix of at least 4 characters of either the
+   * identifier or its last part (as copied from a list), or a registry Agent's
+   * `namespace/name`. The registry resolves prefixes with an indexed lookup among the
+   * entries the caller may see, and refuses one that is too short or names more than one
+   * entry (listing up to five).
+   *
+   * @param ref what the caller typed
+   * @param options `kind` refuses an entry of the other kind, naming the command for it
+   * @returns the entry document, whose `identifier` is the whole identifier
+   * @throws {ObservalError} NOT_FOUND when nothing matches, INVALID_ARGUMENT when the
+   *   prefix is too short or ambiguous, or the entry is of the other kind
+   *
+   * @example
+   * ```ts ignore
+   * const doc = await client.resolveEntry("5f2c", { kind: "agent" });
+   * await client.reviewAgent(doc.identifier, { action: "approve", digest });
+   * ```
+   */
+  async resolveEntry(ref: string, options: { kind?: EntryKind } = {}): Promise<EntryDocument> {
+    const viaAgent = () =>
+      this.agent(ref).then((detail) => this.entry(detail.identifier ?? detail.id));
+    let doc: EntryDocument;
+    if (AGENT_REF.test(ref)) doc = await viaAgent();
+    else {
+      try {
+        doc = await this.entry(ref);
+      } catch (err) {
+        // A registry that names entries only by identifier may still know an Agent's UUID.
+        if (!(err instanceof ObservalError) || err.code !== "NOT_FOUND" || /^urn:/i.test(ref)) {
+          throw err;
+        }
+        doc = await viaAgent().catch(() => Promise.reject(err));
+      }
+    }
+    const kind = entryKind(doc);
+    if (options.kind && kind !== options.kind) {
+      const what = kind === "agent" ? "a registry Agent" : "a remote A2A agent";
+      const wanted = options.kind === "agent" ? "a registry Agent" : "a remote A2A agent";
+      throw new ObservalError("INVALID_ARGUMENT", `${doc.identifier} is ${what}, not ${wanted}`, {
+        remediation: `Use \`observal registry ${kind}\` commands for it`,
+        resource: doc.identifier,
+      });
+    }
+    return doc;
   }
 
   manifest(): Promise<Json> {
@@ -162,8 +258,29 @@ export class RegistryClient {
     );
   }
 
-  removeImport(identifier: string): Promise<Json> {
-    return this.call("DELETE", `/api/v1/ard/imports/${encodeURIComponent(identifier)}`);
+  /** Removes an imported card (its owner or an admin). */
+  removeImport(identifier: string): Promise<Removed> {
+    return this.call(
+      "DELETE",
+      `/api/v1/ard/imports/${encodeURIComponent(identifier)}`,
+      undefined,
+      RemovedSchema,
+    );
+  }
+
+  /** `GET /api/v1/agents`: the registry Agents this caller may see, in any state. */
+  agents(): Promise<AgentsList> {
+    return this.call("GET", "/api/v1/agents", undefined, AgentsListSchema);
+  }
+
+  /** Removes a registry Agent with every version (its owner or an admin). */
+  removeAgent(id: string): Promise<Removed> {
+    return this.call(
+      "DELETE",
+      `/api/v1/agents/${encodeURIComponent(id)}`,
+      undefined,
+      RemovedSchema,
+    );
   }
 
   /** Publishes an agent definition for review; answers its entry document. */
@@ -209,6 +326,11 @@ export class RegistryClient {
   /** Every team (admins only). */
   teams(): Promise<TeamsResponse> {
     return this.call("GET", "/api/v1/admin/teams", undefined, TeamsResponseSchema);
+  }
+
+  /** Every user (admins only). */
+  users(): Promise<UsersResponse> {
+    return this.call("GET", "/api/v1/admin/users", undefined, UsersResponseSchema);
   }
 
   /** The registry's settings (admins, and the embedded registry's local admin). */

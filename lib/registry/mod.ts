@@ -5,5 +5,11 @@
  * @module
  */
 export * from "./schemas.ts";
-export { RegistryClient, type RegistryClientOptions, type Transport } from "./client.ts";
+export {
+  type EntryKind,
+  entryKind,
+  RegistryClient,
+  type RegistryClientOptions,
+  type Transport,
+} from "./client.ts";
 export { type PinnedEndpoint, pinnedEndpoint } from "./pinned_endpoint.ts";

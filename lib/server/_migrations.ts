@@ -159,4 +159,15 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER IF EXISTS entries_au;
   DROP TABLE IF EXISTS entries_fts;
   `,
+  `
+  -- Entries are named by unique prefixes of their identifier's last part (the UUID, or an
+  -- imported card's slug) as people type them: a range on this index, never a scan.
+  -- rtrim() with every character but ':' strips the last part, leaving its start.
+  ALTER TABLE entries ADD COLUMN identifier_tail TEXT GENERATED ALWAYS AS (
+    substr(identifier, length(rtrim(identifier, replace(identifier, ':', ''))) + 1)
+  ) VIRTUAL;
+  CREATE INDEX entries_identifier_tail ON entries(identifier_tail);
+  -- Lists of one kind (registry agent list, registry a2a list) read in name order and stop.
+  CREATE INDEX entries_listing ON entries(source_kind, display_name, identifier);
+  `,
 ];

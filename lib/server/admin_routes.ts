@@ -84,6 +84,7 @@ export function adminRoutes(state: RegistryState): Hono<Env> {
         key,
         value: values[key as keyof typeof values],
         help: SETTINGS[key as keyof typeof SETTINGS].help,
+        allowed: SETTINGS[key as keyof typeof SETTINGS].allowed,
       })),
     });
   });

@@ -18,6 +18,7 @@ import {
   AGENT_MEDIA_TYPE,
   entryNotFound,
   type EntryRow,
+  findAgentRef,
   getVisibleEntry,
   loadAgentByRef,
   loadEntry,
@@ -208,19 +209,17 @@ export function syncAgentVersion(state: RegistryState, row: EntryRow): void {
     .run(row.lifecycle, row.id, row.version);
 }
 
-/** Finds an agent entry by UUID, URN or namespace/slug, as the viewer may see it. */
+/**
+ * Finds an agent entry by identifier, UUID, namespace/name or a unique prefix of its
+ * identifier (see getVisibleEntry), as the viewer may see it.
+ */
 export function findAgent(
   state: RegistryState,
   viewer: Viewer,
   ref: string,
 ): EntryRow {
   const publicRegistry = state.settings()["deployment.public_registry_enabled"];
-  if (/^[a-z0-9][a-z0-9_-]*\/[a-z0-9][a-z0-9_-]*$/.test(ref)) {
-    const row = loadAgentByRef(state.db, ref);
-    if (!row) throw entryNotFound(ref);
-    ref = row.identifier;
-  }
-  const row = getVisibleEntry(state.db, viewer, ref, { publicRegistry });
+  const row = getVisibleEntry(state.db, viewer, findAgentRef(state.db, ref), { publicRegistry });
   if (row.source_kind !== "native") throw entryNotFound(ref);
   return row;
 }

@@ -106,19 +106,79 @@ export function normalizeIdentifier(identifier: string): string {
   return identifier.startsWith("urn:ai:") ? `urn:air:${identifier.slice(7)}` : identifier;
 }
 
-/** Loads one entry the viewer may see, in any lifecycle; 404 otherwise. */
+/** Fewest characters of an identifier that name an entry by prefix. */
+export const MIN_ENTRY_PREFIX = 4;
+
+/** Most entries an ambiguous prefix names in its refusal. */
+const SHOWN_CANDIDATES = 5;
+
+/**
+ * Loads one entry the viewer may see, in any lifecycle; 404 otherwise. `ref` is its
+ * identifier (`urn:ai:` accepted) or UUID, or a unique prefix of at least
+ * {@linkcode MIN_ENTRY_PREFIX} characters of either the identifier or its last part (the
+ * UUID, or an imported card's slug), as people copy them from a list.
+ *
+ * @throws {ObservalError} NOT_FOUND when nothing the viewer may see matches, or
+ *   INVALID_ARGUMENT when a prefix is too short or matches more than one entry (naming up
+ *   to five of them, all visible to the viewer)
+ */
 export function getVisibleEntry(
   db: DatabaseSync,
   viewer: Viewer,
-  identifier: string,
+  ref: string,
   options: { publicRegistry: boolean },
 ): EntryRow {
   const vis = visibleSql(viewer, options);
   const row = db.prepare(
     `SELECT e.* FROM entries e WHERE (e.identifier = :ident OR e.id = :ident) AND ${vis.sql}`,
-  ).get({ ident: normalizeIdentifier(identifier), ...vis.params }) as EntryRow | undefined;
-  if (!row) throw entryNotFound(identifier);
-  return row;
+  ).get({ ident: normalizeIdentifier(ref), ...vis.params }) as EntryRow | undefined;
+  if (row) return row;
+  const prefix = normalizeIdentifier(ref.trim().toLowerCase());
+  if (prefix.length < MIN_ENTRY_PREFIX) {
+    throw new ObservalError("INVALID_ARGUMENT", `"${ref}" is too short to name an entry`, {
+      remediation:
+        `Give at least ${MIN_ENTRY_PREFIX} characters of its identifier, or the whole identifier`,
+      resource: ref,
+    });
+  }
+  const matches = db.prepare(entryPrefixLookup(prefix, vis.sql)).all({
+    ...vis.params,
+    lo: prefix,
+    hi: prefixEnd(prefix),
+    limit: SHOWN_CANDIDATES + 1,
+  }) as unknown as EntryRow[];
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) throw entryNotFound(ref);
+  const shown = matches.slice(0, SHOWN_CANDIDATES).map((m) =>
+    `  ${m.identifier}  ${m.display_name}`
+  );
+  const more = matches.length > SHOWN_CANDIDATES ? "\n  (and more)" : "";
+  throw new ObservalError("INVALID_ARGUMENT", `"${ref}" matches more than one entry`, {
+    remediation: `Give more of the identifier; it matches:\n${shown.join("\n")}${more}`,
+    resource: ref,
+  });
+}
+
+/**
+ * The prefix lookup for `prefix`: a range on the identifier's index when it starts like
+ * an identifier, else on its last part's, stopping after `:limit` visible rows. The index
+ * is named, because the planner would otherwise read the visibility indexes (every
+ * approved entry) instead; the identifier's is the one its UNIQUE constraint made.
+ */
+export function entryPrefixLookup(prefix: string, visible: string): string {
+  const [column, index] = prefix.startsWith("urn:")
+    ? ["identifier", "sqlite_autoindex_entries_2"]
+    : ["identifier_tail", "entries_identifier_tail"];
+  return `SELECT e.* FROM entries e INDEXED BY ${index}
+    WHERE e.${column} >= :lo AND e.${column} < :hi AND ${visible}
+    ORDER BY e.${column} LIMIT :limit`;
+}
+
+/** The least string above every string that starts with `prefix` (its last character + 1). */
+function prefixEnd(prefix: string): string {
+  const last = prefix.codePointAt(prefix.length - 1)!;
+  const head = prefix.slice(0, last > 0xffff ? -2 : -1);
+  return head + String.fromCodePoint(last + 1);
 }
 
 export function entryNotFound(identifier: string): ObservalError {
@@ -145,6 +205,20 @@ export function loadEntry(db: DatabaseSync, identifier: string): EntryRow | unde
     normalizeIdentifier(identifier),
     identifier,
   ) as EntryRow | undefined;
+}
+
+/** `namespace/name` of a registry Agent, as people and pulled configs name it. */
+const AGENT_REF = /^[a-z0-9][a-z0-9_-]*\/[a-z0-9][a-z0-9_-]*$/;
+
+/**
+ * Turns `namespace/name` into the Agent's identifier (404 when there is none); any other
+ * reference (identifier, UUID, prefix) is returned as it is.
+ */
+export function findAgentRef(db: DatabaseSync, ref: string): string {
+  if (!AGENT_REF.test(ref)) return ref;
+  const row = loadAgentByRef(db, ref);
+  if (!row) throw entryNotFound(ref);
+  return row.identifier;
 }
 
 /** Loads the native agent `namespace/name`, whichever version is current. */

@@ -32,9 +32,10 @@ import {
   mayReview,
   VISIBILITY_TO_STORED,
   VISIBILITY_TO_WIRE,
-  visibleSql,
 } from "./entries.ts";
 import type { Viewer } from "./identity.ts";
+import { listEntries } from "./list_entries.ts";
+import { removeEntry, signInFirst } from "./remove_entry.ts";
 import { fullDocument } from "./serialize.ts";
 import { publisherDomain } from "./settings.ts";
 import type { ImportA2aRequest, ReviewRequest } from "../registry/schemas.ts";
@@ -227,23 +228,13 @@ function omit<T extends Record<string, unknown>>(obj: T, keys: string[]): Record
   return out as Record<string, never>;
 }
 
-function signInFirst(): ObservalError {
-  return new ObservalError("UNAUTHENTICATED", "Sign in to manage imported agents", {
-    remediation: "Send an API key as `Authorization: Bearer <key>`",
-  });
-}
-
 /** Imports visible to the caller: their own, reviewable pending ones, approved ones. */
 export function listImports(
   state: RegistryState,
   viewer: Viewer,
 ): { items: Record<string, unknown>[]; total: number } {
   if (viewer.anonymous) throw signInFirst();
-  const vis = visibleSql(viewer, { publicRegistry: false });
-  const rows = state.db.prepare(
-    `SELECT e.* FROM entries e WHERE e.source_kind = 'imported' AND ${vis.sql}
-     ORDER BY e.display_name, e.identifier LIMIT 500`,
-  ).all(vis.params) as unknown as EntryRow[];
+  const { rows, total } = listEntries(state.db, viewer, "imported", { publicRegistry: false });
   const items = rows.map((row) => {
     const doc = fullDocument(row);
     return {
@@ -258,7 +249,7 @@ export function listImports(
       "obs:artifactDigest": row.digest,
     };
   });
-  return { items, total: items.length };
+  return { items, total };
 }
 
 /**
@@ -337,26 +328,5 @@ export function removeImport(
   viewer: Viewer,
   identifier: string,
 ): { identifier: string; removed: true } {
-  const { db } = state;
-  if (viewer.anonymous) throw signInFirst();
-  return transaction(db, () => {
-    const row = loadEntry(db, identifier);
-    if (!row || row.tombstoned || row.source_kind !== "imported") {
-      throw entryNotFound(identifier);
-    }
-    if (row.owner_id !== viewer.userId && viewer.role !== "admin") {
-      if (row.visibility !== "public" && !viewer.teams.has(row.team_id ?? "")) {
-        throw entryNotFound(identifier);
-      }
-      throw new ObservalError(
-        "PERMISSION_DENIED",
-        "Only the owner or an admin can remove this agent",
-      );
-    }
-    db.prepare("UPDATE entries SET tombstoned = 1, updated_at = ? WHERE id = ?").run(
-      isoSeconds(state.clock.now()),
-      row.id,
-    );
-    return { identifier: row.identifier, removed: true as const };
-  });
+  return removeEntry(state, viewer, identifier, "imported");
 }

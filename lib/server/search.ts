@@ -57,6 +57,8 @@ export interface SearchHit {
 export interface SearchOutput {
   hits: SearchHit[];
   pageToken?: string;
+  /** How many entries match in all pages: every scored candidate is a result. */
+  total: number;
   /** The single harness named by the filter, used to judge availability. */
   harness?: string;
 }
@@ -219,11 +221,13 @@ export function searchEntries(
   const order = "(e.lifecycle = 'approved') DESC, e.recommended DESC, e.display_name, e.identifier";
   const limits = { limit: input.pageSize + 1, offset };
   let rows: Array<EntryRow & { score: number }>;
+  let total: number | undefined;
   if (tokens.length > 0) {
     const ids = candidates(run, tokens, { sql: where, params: { ...vis.params, ...f.params } }, {
       pageSize: input.pageSize,
     });
-    if (ids.length === 0) return { hits: [], harness: singleHarness(filter) };
+    if (ids.length === 0) return { hits: [], total: 0, harness: singleHarness(filter) };
+    total = ids.length;
     const scored = run(
       `SELECT c.value AS rid, obs_relevance(e.display_name, e.search_queries,
          e.search_capabilities, e.description, :tokens, :phrase) AS score
@@ -253,7 +257,15 @@ export function searchEntries(
   }
   const more = rows.length > input.pageSize;
   const page = rows.slice(0, input.pageSize);
+  // A filter-only listing is counted only when it has more than one page.
+  total ??= more || offset > 0
+    ? (run(`SELECT COUNT(*) AS n FROM entries e WHERE ${where}`, {
+      ...vis.params,
+      ...f.params,
+    })[0] as { n: number }).n
+    : offset + page.length;
   return {
+    total,
     hits: page.map((row) => ({ row, score: row.score, matchedOn: matchedOn(row, tokens) })),
     pageToken: more ? encodePageToken(offset + input.pageSize, fp) : undefined,
     harness: singleHarness(filter),

@@ -37,4 +37,29 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS tasks_state ON tasks(state);
   `,
+  // `delegate list --state` pages through one state's tasks newest first, straight from the
+  // index (the state index above is a prefix of this one, so it goes), and reads its total
+  // from counts kept per state: counting rows costs as many steps as there are tasks.
+  `
+  CREATE INDEX IF NOT EXISTS tasks_state_created_at ON tasks(state, created_at);
+  DROP INDEX IF EXISTS tasks_state;
+  CREATE TABLE IF NOT EXISTS task_counts (
+    state TEXT PRIMARY KEY NOT NULL,
+    n INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT OR REPLACE INTO task_counts (state, n) SELECT state, count(*) FROM tasks GROUP BY state;
+  CREATE TRIGGER IF NOT EXISTS tasks_counted_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO task_counts (state, n) VALUES (NEW.state, 1)
+      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS tasks_counted_delete AFTER DELETE ON tasks BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE state = OLD.state;
+  END;
+  CREATE TRIGGER IF NOT EXISTS tasks_counted_state AFTER UPDATE OF state ON tasks
+    WHEN OLD.state IS NOT NEW.state BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE state = OLD.state;
+    INSERT INTO task_counts (state, n) VALUES (NEW.state, 1)
+      ON CONFLICT (state) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];

@@ -10,7 +10,22 @@ const SETTLED = TASK_STATES.filter(isTerminal).map((s) => `'${s}'`).join(", ");
 export const SELECT_DOC = "SELECT id, doc FROM tasks WHERE id = ?";
 export const SELECT_PAGE =
   "SELECT id, doc FROM tasks ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?";
-export const COUNT_ALL = "SELECT count(*) AS n FROM tasks";
+/** Totals come from the per-state counts that triggers keep (see the migrations). */
+export const COUNT_ALL = "SELECT coalesce(sum(n), 0) AS n FROM task_counts";
+/**
+ * One state's newest tasks, as keys: read backwards along (state, created_at), so a page
+ * costs its own length whatever the store holds. Several states are merged by the caller.
+ */
+export const SELECT_STATE_PAGE_KEYS =
+  "SELECT rowid AS r, created_at AS c FROM tasks WHERE state = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+export const COUNT_STATE = "SELECT coalesce(sum(n), 0) AS n FROM task_counts WHERE state = ?";
+export const SELECT_DOC_BY_ROWID = "SELECT id, doc FROM tasks WHERE rowid = ?";
+/**
+ * Tasks whose id starts with a prefix: a range on the primary key's index, bounded by the
+ * prefix followed by "~", which sorts after every character a task id holds (0-9, a-f, -).
+ */
+export const SELECT_ID_PREFIX =
+  "SELECT id, doc FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?";
 export const COUNT_CHILDREN = "SELECT count(*) AS n FROM tasks WHERE parent_task_id = ?";
 // rowid breaks ties in favour of the task inserted last, and is part of every index.
 export const FIND_BY_CHILD_SESSION =

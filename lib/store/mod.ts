@@ -1,7 +1,8 @@
 /**
  * The delegated-task store: every delegation is an A2A Task row in
- * `<OBSERVAL_HOME>/delegations/tasks.db`, indexed by parent task, child session and
- * workspace, with a folder per task (`<root>/<uuid>/`) for logs and patches. Several
+ * `<OBSERVAL_HOME>/delegations/tasks.db`, indexed by parent task, child session, workspace
+ * and state (with counts kept per state), and found by the start of its id; with a folder
+ * per task (`<root>/<uuid>/`) for logs ({@linkcode TASK_LOGS}) and patches. Several
  * processes may use one store at once; a settled task never changes again. A damaged store
  * is reported with the way out, {@linkcode recoverTaskStore} (`observal delegate recover`).
  *
@@ -32,6 +33,8 @@
  * @module
  */
 export * from "./task_id.ts";
+export * from "./state_words.ts";
+export * from "./task_logs.ts";
 export * from "./task_store.ts";
 export * from "./recover_task_store.ts";
 export { RECOVER_COMMAND } from "./_store_faults.ts";

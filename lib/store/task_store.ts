@@ -13,6 +13,7 @@ import {
   type Task,
   TASK_STATES,
   type TaskState,
+  TaskStateSchema,
 } from "../a2a/mod.ts";
 import { type Clock, ObservalError } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
@@ -21,6 +22,8 @@ import * as Q from "./_queries.ts";
 import { decodeReply, encodeReply } from "./_reply_parts.ts";
 import { damagedStore, storeFault, walHeaderProblem } from "./_store_faults.ts";
 import { indexColumns, IndexKeySchema, parseStoredTask, parseTaskToWrite } from "./_stored_task.ts";
+import { stateWords } from "./state_words.ts";
+import { TASK_LOGS, type TaskLogName } from "./task_logs.ts";
 import { isTaskId } from "./task_id.ts";
 
 /** Options for {@linkcode openTaskStore}. */
@@ -37,10 +40,12 @@ export const ListOptionsSchema = z.strictObject({
   limit: z.int().min(1).max(200).default(20),
   /** How many of the newest tasks to skip. @default 0 */
   offset: z.int().min(0).default(0),
+  /** Only tasks in one of these states; every task when absent. */
+  states: z.array(TaskStateSchema).min(1).optional(),
 });
 export type ListOptions = z.input<typeof ListOptionsSchema>;
 
-/** One page of tasks, newest first, and how many there are in all. */
+/** One page of tasks, newest first, and how many match in all. */
 export interface TaskPage {
   items: Task[];
   total: number;
@@ -79,6 +84,11 @@ const WAITING = TASK_STATES.filter(isInterrupted).map((s) => `'${s}'`).join(", "
  */
 export const ORPHAN_FOLDER_GRACE_MS = 10 * 60_000;
 const LIST_REMEDIATION = "Run `observal delegate list` to see the ids of delegated tasks";
+/** Fewest characters of a task id that {@linkcode TaskStore.resolveId} takes as a prefix. */
+export const MIN_TASK_ID_PREFIX = 4;
+/** Most tasks an ambiguous prefix's error names. */
+export const MAX_PREFIX_CANDIDATES = 5;
+const PREFIX = /^[0-9a-f-]*$/;
 
 function quoteId(id: string): string {
   return JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id);
@@ -94,6 +104,16 @@ function notFound(id: string): ObservalError {
 interface DocRow {
   id: string;
   doc: string;
+}
+
+interface KeyRow {
+  r: number;
+  c: string;
+}
+
+/** Newest first, as SELECT_PAGE orders: by created_at, then by insertion. */
+function newestFirst(a: KeyRow, b: KeyRow): number {
+  return a.c === b.c ? b.r - a.r : a.c < b.c ? 1 : -1;
 }
 
 /**
@@ -282,7 +302,9 @@ export class TaskStore {
         if (isInterrupted(next.status.state) || isTerminal(next.status.state)) {
           throw new ObservalError(
             "INVALID_ARGUMENT",
-            `A reply must resume task ${quoteId(id)}, not leave it ${next.status.state}`,
+            `A reply must resume task ${quoteId(id)}, not leave it ${
+              stateWords(next.status.state)
+            }`,
             { resource: id, remediation: "Move the task to TASK_STATE_WORKING in `resume`" },
           );
         }
@@ -297,31 +319,104 @@ export class TaskStore {
   }
 
   /**
-   * Tasks newest first (by insertion), a page at a time.
+   * Tasks newest first (by insertion), a page at a time, optionally only those in some
+   * states. Every page is read from an index in order, so its cost does not grow with the
+   * store: with `states`, each state's newest `offset + limit` tasks are read and merged.
    *
-   * @param options `limit` (1 to 200, default 20) and `offset` (default 0)
-   * @returns the page and the total number of tasks
-   * @throws {ObservalError} INVALID_ARGUMENT for a limit or offset out of range
+   * @param options `limit` (1 to 200, default 20), `offset` (default 0) and `states`
+   * @returns the page and how many tasks match in all
+   * @throws {ObservalError} INVALID_ARGUMENT for a limit or offset out of range, or an
+   * unknown state
    */
   list(options: ListOptions = {}): TaskPage {
     const parsed = ListOptionsSchema.safeParse(options);
     if (!parsed.success) {
-      throw new ObservalError("INVALID_ARGUMENT", "Cannot list tasks with these paging options", {
-        remediation: "Use a whole-number limit from 1 to 200 and an offset of 0 or more",
+      throw new ObservalError("INVALID_ARGUMENT", "Cannot list tasks with these options", {
+        remediation: "Use a whole-number limit from 1 to 200, an offset of 0 or more and " +
+          `states among ${TASK_STATES.join(", ")}`,
       });
     }
-    const { limit, offset } = parsed.data;
+    const { limit, offset, states } = parsed.data;
     return this.#guard(() => {
       // One read transaction, so the page and the total come from the same snapshot.
       this.#db.exec("BEGIN");
       try {
-        const rows = this.#db.prepare(Q.SELECT_PAGE).all(limit, offset) as unknown as DocRow[];
-        const total = (this.#db.prepare(Q.COUNT_ALL).get() as { n: number }).n;
-        return { items: rows.map((r) => parseStoredTask(r.id, r.doc)), total };
+        if (!states) {
+          const rows = this.#db.prepare(Q.SELECT_PAGE).all(limit, offset) as unknown as DocRow[];
+          const total = (this.#db.prepare(Q.COUNT_ALL).get() as { n: number }).n;
+          return { items: rows.map((r) => parseStoredTask(r.id, r.doc)), total };
+        }
+        const keys = this.#db.prepare(Q.SELECT_STATE_PAGE_KEYS);
+        const count = this.#db.prepare(Q.COUNT_STATE);
+        const doc = this.#db.prepare(Q.SELECT_DOC_BY_ROWID);
+        let total = 0;
+        const candidates: KeyRow[] = [];
+        for (const state of new Set(states)) {
+          candidates.push(...keys.all(state, offset + limit) as unknown as KeyRow[]);
+          total += (count.get(state) as { n: number }).n;
+        }
+        const page = candidates.sort(newestFirst).slice(offset, offset + limit);
+        const items = page.map(({ r }) => {
+          const row = doc.get(r) as unknown as DocRow;
+          return parseStoredTask(row.id, row.doc);
+        });
+        return { items, total };
       } finally {
         if (this.#db.isTransaction) this.#db.exec("COMMIT");
       }
     });
+  }
+
+  /**
+   * The full id of the task that `input` names: a whole task id, or the start of exactly
+   * one (at least {@linkcode MIN_TASK_ID_PREFIX} characters), found by a range on the
+   * primary key's index. A whole id is returned as given, whether or not it is stored.
+   *
+   * @param input what the user typed: `3f2a`, or a whole id
+   * @returns the task's full id
+   * @throws {ObservalError} INVALID_ARGUMENT for a prefix that is too short, or one that
+   * starts several tasks (naming up to {@linkcode MAX_PREFIX_CANDIDATES} of them, with
+   * their agent and state); NOT_FOUND when no task starts with it
+   *
+   * @example
+   * ```ts ignore
+   * store.resolveId("3f2a"); // "3f2a0c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+   * ```
+   */
+  resolveId(input: string): string {
+    // Not `if (isTaskId(input))`: as a type guard it would leave `input` typed never below.
+    const whole: boolean = isTaskId(input);
+    if (whole) return input;
+    if (!PREFIX.test(input) || input.length > 36) throw notFound(input);
+    if (input.length < MIN_TASK_ID_PREFIX) {
+      throw new ObservalError(
+        "INVALID_ARGUMENT",
+        `Task id ${quoteId(input)} is too short: give at least ${MIN_TASK_ID_PREFIX} characters`,
+        { resource: input, remediation: LIST_REMEDIATION },
+      );
+    }
+    const rows = this.#guard(() =>
+      this.#db.prepare(Q.SELECT_ID_PREFIX).all(input, `${input}~`, MAX_PREFIX_CANDIDATES + 1)
+    ) as unknown as DocRow[];
+    if (rows.length === 0) throw notFound(input);
+    if (rows.length === 1) return rows[0].id;
+    const shown = rows.slice(0, MAX_PREFIX_CANDIDATES).map((r) => {
+      const task = parseStoredTask(r.id, r.doc);
+      const meta = task.metadata.observal;
+      return `  ${task.id}  ${meta.targetName ?? meta.target}  ${stateWords(task.status.state)}`;
+    });
+    const more = rows.length > MAX_PREFIX_CANDIDATES ? "more than " : "";
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `Task id ${quoteId(input)} is ambiguous: it starts ${more}${
+        Math.min(rows.length, MAX_PREFIX_CANDIDATES)
+      } tasks`,
+      {
+        resource: input,
+        remediation: `Give more of the id. It starts:\n${shown.join("\n")}` +
+          (more ? "\n  ..." : ""),
+      },
+    );
   }
 
   /**
@@ -378,6 +473,18 @@ export class TaskStore {
     const dir = join(this.root, id);
     if (options.create) mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
+  }
+
+  /**
+   * The task's logs that exist, with their paths (the worker's, and a local task's harness
+   * child's stdout and stderr). The id is checked before any path is built.
+   *
+   * @throws {ObservalError} INVALID_ARGUMENT when `id` is not a lower-case UUID
+   */
+  logs(id: string): Array<TaskLogName & { path: string }> {
+    const dir = this.taskDir(id);
+    return TASK_LOGS.map((log) => ({ ...log, path: join(dir, log.file) }))
+      .filter((log) => existsSync(log.path));
   }
 
   /**

@@ -347,7 +347,7 @@ Deno.test("agent pull refuses an unknown harness, listing the valid ones", async
       env: s.env,
     });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /Unknown harness "vim"/);
+    assert.match(r.stderr, /--harness cannot be "vim"/);
     assert.match(r.stderr, /cursor, kiro, claude-code, codex, copilot, copilot-cli, opencode/);
     const none = await cli(["agent", "pull", s.ref, "--dir", s.project], { env: s.env });
     assert.equal(none.code, 2);

@@ -158,9 +158,9 @@ Deno.test("delegate cancel of a task that already completed says nothing was can
   using h = tempHome();
   const task = h.add({ state: "TASK_STATE_COMPLETED", artifact: "done" });
   const r = await cli(["delegate", "cancel", task.id], { env: h.env });
-  assert.equal(r.code, 0);
+  assert.equal(r.code, 12);
   assert.match(r.stdout, /completed/);
-  assert.match(r.stderr, /already completed; nothing was canceled/);
+  assert.match(r.stderr, /Nothing to cancel: the task had already completed/);
 });
 
 Deno.test("a damaged task store names the file and `delegate recover` rebuilds it", async () => {

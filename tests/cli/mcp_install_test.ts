@@ -102,7 +102,8 @@ Deno.test("mcp install --launcher npx writes npx -y observal@<version>", async (
       root,
     );
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--launcher must be self or npx/);
+    assert.match(bad.stderr, /--launcher cannot be "x"/);
+    assert.match(bad.stderr, /Use one of: self, npx/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -177,7 +177,7 @@ Deno.test("delegate against the Gemini CLI A2A server: run, reply, cancel, and a
       // The agent works in its own folder: the scripted write really ran there.
       assert.equal(readFileSync(join(agent!.workspace, "notes.txt"), "utf8"), NOTES);
       assert.equal(run.code, 10, `the turn ends waiting for input\n${detail(run, taskId)}`);
-      assert.match(run.stdout, /input-required/, detail(run, taskId));
+      assert.match(run.stdout, /input required/, detail(run, taskId));
       assert.ok(run.stdout.includes(ANSWER_1), `the answer is shown\n${detail(run, taskId)}`);
       assert.match(run.stdout, /observal delegate reply/);
       const status = await json(["delegate", "status", taskId]);

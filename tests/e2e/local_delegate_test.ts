@@ -334,14 +334,14 @@ Deno.test("delegate find and registry search mark an Agent delegable only where 
     // Only this PATH: no harness at all, then a stand-in Claude Code.
     const bare = { PATH: pg.bin + ":/usr/bin:/bin" };
     const none = await pg.json(["delegate", "find", "fix", "small", "things"], { env: bare });
-    const agents = none.body.agents as Array<Record<string, unknown>>;
+    const agents = none.body.items as Array<Record<string, unknown>>;
     assert.equal(agents[0].delegable, false);
     assert.match(String(agents[0].unavailable), /^Install one of: Claude Code \(claude\), Codex/);
     const human = await pg.observal(["delegate", "find", "fix", "small", "things"], { env: bare });
     assert.match(human.stdout, /fixer cannot run on this machine: Install one of: Claude Code/);
     const search = await pg.json(["registry", "search", "fix", "small", "things"], { env: bare });
-    const hit = (search.body.results as Array<Record<string, unknown>>)[0];
-    assert.equal(hit["obs:delegable"], false);
+    const hit = (search.body.items as Array<Record<string, unknown>>)[0];
+    assert.equal(hit.delegable, false);
     assert.match(String(hit.unavailable), /Install one of/);
     const run = await pg.observal(["delegate", "run", pg.identifier, "Fix it"], { env: bare });
     assert.equal(run.code, 6);
@@ -350,9 +350,9 @@ Deno.test("delegate find and registry search mark an Agent delegable only where 
 
     pg.program("claude", FAKE_CLAUDE);
     const some = await pg.json(["delegate", "find", "fix", "small", "things"], { env: bare });
-    assert.equal((some.body.agents as Array<Record<string, unknown>>)[0].delegable, true);
+    assert.equal((some.body.items as Array<Record<string, unknown>>)[0].delegable, true);
     const again = await pg.json(["registry", "search", "fix", "small", "things"], { env: bare });
-    assert.equal((again.body.results as Array<Record<string, unknown>>)[0]["obs:delegable"], true);
+    assert.equal((again.body.items as Array<Record<string, unknown>>)[0].delegable, true);
   } finally {
     await pg.close();
   }

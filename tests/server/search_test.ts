@@ -633,3 +633,36 @@ Deno.test("openRegistry() indexes entries written before the search index existe
     Deno.removeSync(home, { recursive: true });
   }
 });
+
+Deno.test("searchEntries() counts the matches of every page, for text and for filters alone", async () => {
+  const reg = await startRegistry();
+  try {
+    const db = reg.state.db;
+    for (let i = 0; i < 7; i++) insertEntry(db, { name: `ledger-keeper-${i}` });
+    insertEntry(db, { name: "unrelated" });
+    const first = search(db, admin(db), "ledger", { pageSize: 3 });
+    assert.equal(first.hits.length, 3);
+    assert.equal(first.total, 7);
+    const last = searchEntries(db, admin(db), {
+      text: "ledger",
+      filter: {},
+      pageSize: 3,
+      pageToken: searchEntries(db, admin(db), {
+        text: "ledger",
+        filter: {},
+        pageSize: 3,
+        pageToken: first.pageToken,
+      }, { publicRegistry: true }).pageToken,
+    }, { publicRegistry: true });
+    assert.equal(last.hits.length, 1);
+    assert.equal(last.total, 7);
+    const filtered = (pageSize: number) =>
+      searchEntries(db, admin(db), { text: "", filter: { "obs:kind": "agent" }, pageSize }, {
+        publicRegistry: true,
+      });
+    assert.equal(filtered(3).total, 8, "a filter-only page with more after it is counted");
+    assert.equal(filtered(20).total, 8, "one page is its own count");
+  } finally {
+    await reg.close();
+  }
+});

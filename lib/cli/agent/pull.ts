@@ -22,7 +22,6 @@ import {
   getHarness,
   HARNESS_KEYS,
   type HarnessFacts,
-  normalizeHarness,
   type Scope,
   withDelegationLauncher,
   writeFileAtomic,
@@ -30,9 +29,10 @@ import {
   type WriteSnippetResult,
 } from "../../harness/mod.ts";
 import type { AgentDetail, InstallResponse, RegistryClient } from "../../registry/mod.ts";
-import { type Command, type Invocation, str } from "../command.ts";
+import { choice, type Command, type Invocation, str } from "../command.ts";
 import { printJson, say } from "../output.ts";
 import { withClient } from "../registry/_client.ts";
+import { harnessFlag } from "./harness_flag.ts";
 import {
   type Lockfile,
   readLockfile,
@@ -42,6 +42,8 @@ import {
   writeLockfile,
 } from "./_lockfile.ts";
 import { commandLine, shownPath } from "./print.ts";
+
+const SCOPES: readonly Scope[] = ["project", "user"];
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
@@ -58,19 +60,16 @@ interface PullOptions {
 
 /** Validates the flags; nothing is contacted or written yet. */
 function pullOptions(inv: Invocation, ctx: Context): PullOptions {
-  const harnessName = str(inv, "harness");
+  const harnessName = harnessFlag(inv);
   if (!harnessName) {
     throw new ObservalError("USAGE", "Missing --harness", {
       remediation: `Pass --harness with one of: ${HARNESS_KEYS.join(", ")}`,
     });
   }
-  const facts = getHarness(normalizeHarness(harnessName));
-  const scopeFlag = str(inv, "scope");
+  const facts = getHarness(harnessName);
+  const scopeFlag = choice(inv, "scope", SCOPES);
   let scope: Scope = facts.default_scope;
   if (scopeFlag !== undefined) {
-    if (scopeFlag !== "project" && scopeFlag !== "user") {
-      throw new ObservalError("USAGE", `--scope must be project or user, not "${scopeFlag}"`);
-    }
     if (facts.scope_labels === null || !facts.scopes.includes(scopeFlag)) {
       throw new ObservalError(
         "USAGE",
@@ -254,7 +253,7 @@ export const pullCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
-      description: "Harness to install for (claude-code, codex, cursor, kiro, pi, ...)",
+      description: `Harness to install for (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {
       type: "string",

@@ -5,10 +5,20 @@ import type { Context } from "../../core/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";
 import { type Opened, withService } from "./_service.ts";
-import { printTask, progress, TASK_EXIT, taskExitCode } from "./print.ts";
+import { printTask, progress, type ProgressMode } from "./print.ts";
+import { TASK_EXIT, taskExitCode } from "./task_exit.ts";
 
-/** `--wait SECONDS`, with this command's default. */
-export const waitFlag = (def: number): Record<"wait", Flag> => ({
+/** `--quiet`: no progress while a command waits. */
+export const quietFlag: Record<"quiet", Flag> = {
+  quiet: {
+    type: "boolean",
+    short: "q",
+    description: "Print no progress while waiting (in a pipe, a line every 5 s on stderr)",
+  },
+};
+
+/** `--wait SECONDS`, with this command's default, and `--quiet`. */
+export const waitFlags = (def: number): Record<"wait" | "quiet", Flag> => ({
   wait: {
     type: "string",
     short: "w",
@@ -16,7 +26,27 @@ export const waitFlag = (def: number): Record<"wait", Flag> => ({
     description: "Wait this long for a result (0-1800)",
     default: String(def),
   },
+  ...quietFlag,
 });
+
+/** What `--json` prints for a task, said once for every command that prints one. */
+export const TASK_JSON_NOTE =
+  `With --json the task is printed whole, as an A2A Task: its id is "id" and its
+state "status.state" (TASK_STATE_COMPLETED, ...); observal's own fields are under
+"metadata.observal" (a failed task's log is "logPath").`;
+
+/**
+ * How a wait shows progress. Keyed on stdout, as tables and colour are: when a person
+ * watches the output, one line is redrawn in place on stderr; when stdout goes to a pipe or
+ * a file (scripts, CI, `| jq`), the caller is a program or a log, where redrawn lines are
+ * noise and silence looks like a hang, so a plain line goes to stderr every 5 s. Under
+ * --json on a terminal, nothing (as before); --quiet, nothing anywhere.
+ */
+function progressMode(inv: Invocation, ctx: Context): ProgressMode {
+  if (inv.flags.quiet === true) return "off";
+  if (!ctx.io.isTTY) return "lines";
+  return inv.json ? "off" : "live";
+}
 
 /** Prints the task as JSON or for people, and maps its state to the exit code. */
 export function finish(ctx: Context, inv: Invocation, task: Task): number {
@@ -38,18 +68,20 @@ function isAbort(err: unknown): boolean {
 }
 
 /**
- * Runs a call that waits on a task, with a live progress line on a terminal (never under
- * --json), then prints the task and returns its exit code. Ctrl-C stops the wait, not the
- * task (its worker runs in its own session): the task is printed as it stands, with the
- * commands to follow or cancel it, and the exit code says it is still running.
+ * Runs a call that waits on a task, with progress on stderr (see `progressMode`), then
+ * prints the task and returns its exit code (`report` does both; by default
+ * {@linkcode finish}). Ctrl-C stops the wait, not the task (its worker runs in its own
+ * session): the task is printed as it stands, with the commands to follow or cancel it,
+ * and the exit code says it is still running.
  */
 export async function follow(
   inv: Invocation,
   ctx: Context,
   call: (w: Waiting) => Promise<Task>,
+  report: (task: Task) => number = (task) => finish(ctx, inv, task),
 ): Promise<number> {
   const since = ctx.clock.now();
-  const p = progress(inv.json ? { ...ctx, io: { ...ctx.io, isTTY: false } } : ctx, since.getTime());
+  const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
   const onSigint = () => stop.abort(new DOMException("Interrupted", "AbortError"));
   process.on("SIGINT", onSigint);
@@ -68,7 +100,7 @@ export async function follow(
     process.off("SIGINT", onSigint);
     p.done();
   }
-  const code = finish(ctx, inv, task);
+  const code = report(task);
   if (stop.signal.aborted && !isFinal(task.status.state)) {
     note(ctx, `Stopped waiting. Task ${task.id} keeps running.`);
     note(ctx, `Follow it:  observal delegate status ${task.id} --wait 600`);

@@ -1,6 +1,6 @@
 /** `observal delegate find`. */
 import { type Command, int } from "../command.ts";
-import { paint, printJson, printTable, say } from "../output.ts";
+import { paint, printList, printTable, say } from "../output.ts";
 import { clip } from "../clip.ts";
 import { withService } from "./_service.ts";
 
@@ -13,11 +13,14 @@ export const findCommand: Command = {
   flags: {
     limit: { type: "string", short: "n", value: "N", description: "How many (1-10)", default: "5" },
   },
+  details: `With --json: {"items": [...], "total": N}; each item has identifier (what
+\`observal delegate run\` takes), name, kind (agent or a2a), description, score, version,
+harnesses, ref, delegable and, when it cannot run here, unavailable.`,
   async run(inv, ctx) {
     const text = [inv.args.words, ...inv.rest].join(" ");
     const limit = int(inv, "limit", 1, 10);
     const agents = await withService(ctx, ({ service }) => service.find(text, limit));
-    if (inv.json) return printJson(ctx, { query: text, agents, count: agents.length });
+    if (inv.json) return printList(ctx, agents, agents.length);
     if (agents.length === 0) return say(ctx, "No approved agent matches that task.");
     say(ctx, `Agents for: ${text}`);
     printTable(

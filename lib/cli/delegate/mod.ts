@@ -36,6 +36,11 @@ export const delegateGroup: Group = {
       async () => (await import("./list.ts")).listCommand,
     ),
     lazy(
+      "logs",
+      "Show the end of a delegated task's logs",
+      async () => (await import("./logs.ts")).logsCommand,
+    ),
+    lazy(
       "cancel",
       "Cancel a delegated task",
       async () => (await import("./cancel.ts")).cancelCommand,

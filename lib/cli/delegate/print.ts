@@ -1,4 +1,4 @@
-/** How a delegated task looks in a terminal, and the exit code it maps to. */
+/** How a delegated task looks in a terminal: its state in words, its parts, its next step. */
 import {
   applyCommand,
   isInterrupted,
@@ -7,30 +7,9 @@ import {
   stateLabel,
   type Task,
 } from "../../a2a/mod.ts";
-import { CATEGORIES, type Context } from "../../core/mod.ts";
-import { type Color, paint, progressLine, say, type Styled } from "../output.ts";
-
-/** Exit codes for a task's outcome and for a wait that ended (see `observal help exit-codes`). */
-export const TASK_EXIT = {
-  completed: 0,
-  unsuccessful: 3,
-  pending: 10,
-  /**
-   * Another reply or a cancel got there first; nothing was sent (the delegation service's
-   * `REPLY_REFUSED_EXIT`, read from core so printing a task does not load the service).
-   */
-  replyRefused: CATEGORIES.superseded.exit,
-  /** Ctrl-C before any task was started. */
-  interrupted: 130,
-} as const;
-
-/** The exit code for a task as it now stands. */
-export function taskExitCode(task: Task): number {
-  const s = task.status.state;
-  if (s === "TASK_STATE_COMPLETED") return TASK_EXIT.completed;
-  if (isTerminal(s)) return TASK_EXIT.unsuccessful;
-  return TASK_EXIT.pending;
-}
+import type { Context } from "../../core/mod.ts";
+import { stateWords } from "../../store/mod.ts";
+import { type Color, note, paint, progressLine, say, type Styled } from "../output.ts";
 
 const COLORS: Record<string, Color> = {
   completed: "green",
@@ -43,10 +22,10 @@ const COLORS: Record<string, Color> = {
   canceled: "dim",
 };
 
-/** The task's state for people (`input-required`), in its colour. */
+/** The task's state for people (`input required`), in its colour. */
 export function stateText(task: Task): Styled {
-  const label = stateLabel(task.status.state);
-  return paint(COLORS[label] ?? "bold", label);
+  const state = task.status.state;
+  return paint(COLORS[stateLabel(state)] ?? "bold", stateWords(state));
 }
 
 /** Most lines of one data part shown for people; `--json` always has all of it. */
@@ -104,7 +83,14 @@ export function printTask(ctx: Context, task: Task): void {
     for (const line of partLines(artifact.parts)) say(ctx, line);
   }
   const s = task.status.state;
-  if (isInterrupted(s)) {
+  if (s === "TASK_STATE_FAILED") {
+    // The log the failure names, unless its status line names it already.
+    const log = typeof meta.logPath === "string" ? meta.logPath : undefined;
+    const said = (task.status.message?.parts ?? []).some((p) => log && p.text?.includes(log));
+    say(ctx);
+    if (log && !said) say(ctx, `Log: ${log}`);
+    say(ctx, `Show its logs: observal delegate logs ${task.id}`);
+  } else if (isInterrupted(s)) {
     say(ctx);
     say(ctx, `The agent needs more input: observal delegate reply ${task.id} "<your answer>"`);
     if (task.status.message?.parts.some((p) => p.data !== undefined)) {
@@ -116,20 +102,45 @@ export function printTask(ctx: Context, task: Task): void {
   }
 }
 
-/** A live progress line on stderr while waiting (terminals only). */
-export function progress(ctx: Context, started: number): { tick(task: Task): void; done(): void } {
+/** How often a wait in a pipe says it is still waiting. */
+export const PROGRESS_EVERY_MS = 5000;
+
+/**
+ * How a wait shows progress on stderr: `live`, one line redrawn in place (a terminal);
+ * `lines`, a plain line every {@linkcode PROGRESS_EVERY_MS} (a pipe or a log file, where a
+ * redrawn line would be noise); `off`, nothing.
+ */
+export type ProgressMode = "live" | "lines" | "off";
+
+/**
+ * Progress while waiting on a task, drawn on each tick of the wait (no timer of its own,
+ * so nothing outlives the wait).
+ *
+ * @param ctx where to write, and the clock
+ * @param started when the command began (ms since the epoch)
+ * @param mode how to show it
+ */
+export function progress(
+  ctx: Context,
+  started: number,
+  mode: ProgressMode = "live",
+): { tick(task: Task): void; done(): void } {
   const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
   const line = progressLine(ctx);
   let n = 0;
+  let said = 0;
   return {
     tick(task) {
-      const secs = Math.floor((ctx.clock.now().getTime() - started) / 1000);
-      const name = task.metadata.observal.targetName ?? "agent";
-      line.draw(
-        `${frames[n++ % frames.length]} `,
-        name,
-        `: ${stateLabel(task.status.state)} · ${secs}s`,
-      );
+      const ms = ctx.clock.now().getTime() - started;
+      const secs = Math.floor(ms / 1000);
+      const name = task.metadata.observal.targetName ?? "the agent";
+      const state = stateWords(task.status.state);
+      if (mode === "live") {
+        line.draw(`${frames[n++ % frames.length]} `, name, `: ${state} · ${secs}s`);
+      } else if (mode === "lines" && Math.floor(ms / PROGRESS_EVERY_MS) > said) {
+        said = Math.floor(ms / PROGRESS_EVERY_MS);
+        note(ctx, `still waiting for `, name, ` (${state}, ${secs} s)`);
+      }
     },
     done: () => line.clear(),
   };

@@ -5,7 +5,7 @@ import type { Part } from "../../a2a/mod.ts";
 import { type Context, ObservalError } from "../../core/mod.ts";
 import { MAX_MESSAGE_CHARS } from "../../delegation/mod.ts";
 import { type Command, int, type Invocation, str } from "../command.ts";
-import { follow, waitFlag } from "./_follow.ts";
+import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
 
 /** Largest --data-file read. */
 const MAX_DATA_FILE_BYTES = 1024 * 1024;
@@ -87,13 +87,15 @@ export const replyCommand: Command = {
       value: "FILE",
       description: "Answer with a data part read from a file holding a JSON object",
     },
-    ...waitFlag(600),
+    ...waitFlags(600),
   },
-  details: `Only a remote task that waits for input takes a reply. When several replies race
-for one question, exactly one is taken; the others exit with code 11 and send nothing, as
-does a reply that a cancel beat.
+  details: `TASK-ID is the task's id or its first characters (at least 4, enough to name one task).
+Only a remote task that waits for input takes a reply. When several replies race for one
+question, exactly one is taken; the others exit with code 11 and send nothing, as does a
+reply that a cancel beat.
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input,
-6 the task was not waiting for input, 11 another reply or a cancel got there first.`,
+6 the task was not waiting for input, 11 another reply or a cancel got there first.
+${TASK_JSON_NOTE}`,
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800);
     const parts = answerParts(inv, ctx);
@@ -101,7 +103,12 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
       inv,
       ctx,
       ({ service, since, onTick, signal }) =>
-        service.reply(inv.args["task-id"], parts, { waitSeconds: wait, since, onTick, signal }),
+        service.reply(inv.args["task-id"], parts, {
+          waitSeconds: wait,
+          since,
+          onTick,
+          signal,
+        }),
     );
   },
 };

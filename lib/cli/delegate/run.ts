@@ -1,6 +1,6 @@
 /** `observal delegate run`. */
-import { type Command, int, str } from "../command.ts";
-import { follow, harnessKey, waitFlag } from "./_follow.ts";
+import { choice, type Command, int, str } from "../command.ts";
+import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
 
 /** `observal delegate run AGENT MESSAGE`. */
 export const runCommand: Command = {
@@ -12,7 +12,7 @@ export const runCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
-      description: "Harness a registry agent must run in",
+      description: "Harness a registry agent must run in (one that runs agents headless)",
     },
     timeout: {
       type: "string",
@@ -20,19 +20,25 @@ export const runCommand: Command = {
       description: "Longest the task may run (1-86400)",
       default: "1800",
     },
-    ...waitFlag(600),
+    ...waitFlags(600),
   },
   details: `AGENT is an identifier from \`observal delegate find\` (urn:air:...) or a registry
 reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted argument:
 the agent does not see your conversation.
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input
 (also after Ctrl-C, which stops the wait but not the task), 9 the worker could not start
-(the task is marked failed). Run \`observal help exit-codes\` for all of them.`,
+(the task is marked failed). Run \`observal help exit-codes\` for all of them.
+${TASK_JSON_NOTE}`,
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
-    const harnessFlag = str(inv, "harness");
-    const harness = harnessFlag ? await harnessKey(harnessFlag) : undefined;
+    // The harness facts load only when a harness is named. Spelled as the registry's
+    // harness names are (`Claude_Code` is `claude-code`).
+    const harness = str(inv, "harness") === undefined
+      ? undefined
+      : choice(inv, "harness", (await import("../../harness/facts/mod.ts")).headlessHarnesses(), {
+        normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
+      });
     return await follow(
       inv,
       ctx,

@@ -17,11 +17,11 @@ import {
   delegationInstall,
   getHarness,
   HARNESS_KEYS,
-  normalizeHarness,
   type Scope,
   writeSnippet,
 } from "../../harness/mod.ts";
-import { type Command, str } from "../command.ts";
+import { choice, type Command, str } from "../command.ts";
+import { harnessFlag } from "../agent/harness_flag.ts";
 import { printJson, say } from "../output.ts";
 import { commandLine, shownPath } from "../agent/print.ts";
 
@@ -55,22 +55,15 @@ older Node on it) still launches it. Use --launcher npx for a config committed t
 The entry carries OBSERVAL_HOME (and OBSERVAL_SERVER_URL when a server is configured); an API
 key stays in $OBSERVAL_HOME/config.json or your environment.`,
   async run(inv, ctx) {
-    const name = str(inv, "harness");
-    if (!name) {
+    const harness = harnessFlag(inv);
+    if (!harness) {
       throw new ObservalError("USAGE", "Missing --harness", {
         remediation: `Pass --harness with one of: ${HARNESS_KEYS.join(", ")}`,
       });
     }
-    const harness = normalizeHarness(name);
     const facts = getHarness(harness);
-    const scopeFlag = str(inv, "scope");
-    if (scopeFlag !== undefined && scopeFlag !== "project" && scopeFlag !== "user") {
-      throw new ObservalError("USAGE", `--scope must be project or user, not "${scopeFlag}"`);
-    }
-    const kind = str(inv, "launcher") as LauncherKind;
-    if (kind !== "self" && kind !== "npx") {
-      throw new ObservalError("USAGE", `--launcher must be self or npx, not "${kind}"`);
-    }
+    const scopeFlag = choice(inv, "scope", ["project", "user"]);
+    const kind: LauncherKind = choice(inv, "launcher", ["self", "npx"]) ?? "self";
     const dir = resolve(ctx.cwd, str(inv, "dir") ?? ".");
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw new ObservalError("INVALID_ARGUMENT", `${dir} is not a directory`, {

@@ -1,12 +1,26 @@
-/** `observal registry a2a`: register, review and remove remote A2A agents. */
-import { ObservalError } from "../../core/mod.ts";
-import type { RegistryClient } from "../../registry/mod.ts";
-import { type Command, type Group, type Invocation, str } from "../command.ts";
-import { paint, type Piece, printJson, printTable, say } from "../output.ts";
+/**
+ * `observal registry a2a`: register, list, inspect, review and remove remote A2A agents,
+ * and the pieces `registry agent` shares with it (visibility, review, the list table).
+ * @module
+ */
+import { type Context, ObservalError } from "../../core/mod.ts";
+import {
+  DEFAULT_VISIBILITY,
+  type EntryKind,
+  type RegistryClient,
+  type Visibility,
+} from "../../registry/mod.ts";
+import { choice, type Command, type Group, type Invocation, str } from "../command.ts";
+import { paint, printJson, printList, printTable, say } from "../output.ts";
+import { entryItem, stateColor, stateWords } from "./entry_item.ts";
 import { printEntry } from "./search.ts";
 import { clip, withClient } from "./_client.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What an identifier argument accepts, for help text. */
+export const IDENTIFIER_HELP =
+  "IDENTIFIER is the whole identifier, its UUID, or a unique prefix of at least 4 characters\nof either (as copied from a list).";
 
 /** Turns `--team HANDLE|UUID` into a team id the caller belongs to. */
 export async function resolveTeam(client: RegistryClient, ref: string): Promise<string> {
@@ -25,13 +39,15 @@ export async function resolveTeam(client: RegistryClient, ref: string): Promise<
   });
 }
 
-/** Shared flags and body for `--visibility` / `--team`. */
+const VISIBILITIES: readonly Visibility[] = ["private", "team", "public"];
+
+/** Shared flags for `--visibility` / `--team` (cards and registry Agents alike). */
 export const visibilityFlags = {
   visibility: {
     type: "string" as const,
-    value: "private|team|public",
+    value: VISIBILITIES.join("|"),
     description: "Who can see it once approved",
-    default: "private",
+    default: DEFAULT_VISIBILITY,
   },
   team: {
     type: "string" as const,
@@ -40,11 +56,9 @@ export const visibilityFlags = {
   },
 };
 
+/** The visibility part of a submission, from `--visibility` and `--team`. */
 export async function visibilityBody(client: RegistryClient, inv: Invocation) {
-  const visibility = str(inv, "visibility") as "private" | "team" | "public";
-  if (!["private", "team", "public"].includes(visibility)) {
-    throw new ObservalError("USAGE", `--visibility must be private, team or public`);
-  }
+  const visibility = choice(inv, "visibility", VISIBILITIES) ?? DEFAULT_VISIBILITY;
   const team = str(inv, "team");
   if (visibility === "team" && !team) {
     throw new ObservalError("USAGE", "Team visibility needs --team", {
@@ -91,16 +105,48 @@ export const reviewFlags = {
   },
 };
 
-function stateCell(inv: Invocation, state: string): Piece {
-  if (inv.json) return state;
-  const color = state === "approved"
-    ? "green"
-    : state === "pending"
-    ? "yellow"
-    : state === "rejected"
-    ? "red"
-    : "dim";
-  return paint(color, state);
+/** `--yes` for removals. */
+export const removeFlags = {
+  yes: { type: "boolean" as const, short: "y", description: "Confirm the removal" },
+};
+
+/** Refuses a removal that was not confirmed, naming the command that confirms it. */
+export function confirmRemoval(inv: Invocation, kind: EntryKind): void {
+  if (inv.flags.yes !== true) {
+    throw new ObservalError("USAGE", "Removing needs --yes", {
+      remediation: `Run \`observal registry ${kind} remove ${inv.args.identifier} --yes\``,
+    });
+  }
+}
+
+/**
+ * Prints one kind's list: the envelope under `--json`, else a table with states in words
+ * and, past the list's limit, how many more there are.
+ */
+export function printEntries(
+  ctx: Context,
+  inv: Invocation,
+  list: { items: Parameters<typeof entryItem>[0][]; total: number },
+  empty: string,
+): void {
+  if (inv.json) return printList(ctx, list.items.map(entryItem), list.total);
+  if (list.items.length === 0) return say(ctx, empty);
+  printTable(
+    ctx,
+    ["NAME", "STATE", "VISIBILITY", "IDENTIFIER"],
+    list.items.map((i) => [
+      clip(String(i.displayName), 32),
+      paint(stateColor(i["obs:lifecycle"]), stateWords(i["obs:lifecycle"])),
+      String(i["obs:visibility"] ?? ""),
+      i.identifier,
+    ]),
+  );
+  if (list.total > list.items.length) {
+    say(
+      ctx,
+      `Showing ${list.items.length} of ${list.total}; find others with \`observal registry search\`.`,
+    );
+  }
 }
 
 const submit: Command = {
@@ -116,7 +162,10 @@ const submit: Command = {
       return c.submitCard({ cardUrl: inv.args["card-url"], ...vis });
     });
     if (inv.json) return printJson(ctx, doc);
-    say(ctx, `Registered ${doc.displayName} as ${doc.identifier} (${doc["obs:lifecycle"]}).`);
+    say(
+      ctx,
+      `Registered ${doc.displayName} as ${doc.identifier} (${stateWords(doc["obs:lifecycle"])}).`,
+    );
     say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
     if (doc["obs:lifecycle"] !== "approved") {
       say(ctx, "A reviewer must approve it before agents can delegate to it:");
@@ -134,20 +183,11 @@ const submit: Command = {
 const list: Command = {
   name: "list",
   summary: "List registered remote agents you can see",
+  details: `Lists your own in any state, the pending ones you may review and the approved ones, by
+name (at most 500). With --json, prints {"items": [...], "total": N}.`,
   async run(inv, ctx) {
     const out = await withClient(ctx, (c) => c.listImports());
-    if (inv.json) return printJson(ctx, out);
-    if (out.items.length === 0) return say(ctx, "No remote agents registered yet.");
-    printTable(
-      ctx,
-      ["NAME", "STATE", "VISIBILITY", "IDENTIFIER"],
-      out.items.map((i) => [
-        clip(String(i.displayName), 32),
-        stateCell(inv, String(i["obs:lifecycle"])),
-        String(i["obs:visibility"]),
-        String(i.identifier),
-      ]),
-    );
+    printEntries(ctx, inv, out, "No remote agents registered yet.");
   },
 };
 
@@ -155,8 +195,9 @@ const inspect: Command = {
   name: "inspect",
   summary: "Show a registered card and its digest",
   args: ["identifier"],
+  details: IDENTIFIER_HELP,
   async run(inv, ctx) {
-    const doc = await withClient(ctx, (c) => c.entry(inv.args.identifier));
+    const doc = await withClient(ctx, (c) => c.resolveEntry(inv.args.identifier, { kind: "a2a" }));
     if (inv.json) return printJson(ctx, doc);
     printEntry(ctx, doc);
   },
@@ -167,11 +208,15 @@ const review: Command = {
   summary: "Approve or reject a registered card",
   args: ["identifier"],
   flags: reviewFlags,
+  details: IDENTIFIER_HELP,
   async run(inv, ctx) {
     const body = reviewBody(inv, "observal registry a2a inspect");
-    const doc = await withClient(ctx, (c) => c.reviewImport(inv.args.identifier, body));
+    const doc = await withClient(ctx, async (c) => {
+      const entry = await c.resolveEntry(inv.args.identifier, { kind: "a2a" });
+      return c.reviewImport(entry.identifier, body);
+    });
     if (inv.json) return printJson(ctx, doc);
-    say(ctx, `${doc.displayName} is now ${doc["obs:lifecycle"]}.`);
+    say(ctx, `${doc.displayName} is now ${stateWords(doc["obs:lifecycle"])}.`);
   },
 };
 
@@ -179,14 +224,14 @@ const remove: Command = {
   name: "remove",
   summary: "Remove a registered card",
   args: ["identifier"],
-  flags: { yes: { type: "boolean", short: "y", description: "Confirm the removal" } },
+  flags: removeFlags,
+  details: IDENTIFIER_HELP,
   async run(inv, ctx) {
-    if (inv.flags.yes !== true) {
-      throw new ObservalError("USAGE", "Removing needs --yes", {
-        remediation: `Run \`observal registry a2a remove ${inv.args.identifier} --yes\``,
-      });
-    }
-    const out = await withClient(ctx, (c) => c.removeImport(inv.args.identifier));
+    confirmRemoval(inv, "a2a");
+    const out = await withClient(ctx, async (c) => {
+      const entry = await c.resolveEntry(inv.args.identifier, { kind: "a2a" });
+      return c.removeImport(entry.identifier);
+    });
     if (inv.json) return printJson(ctx, out);
     say(ctx, `Removed ${out.identifier}.`);
   },

@@ -1,11 +1,20 @@
 /** `observal registry user|team|settings`: identity and settings administration. */
 import { ObservalError } from "../../core/mod.ts";
+import type { RegistryClient, Setting } from "../../registry/mod.ts";
 import type { Command, Group } from "../command.ts";
-import { str } from "../command.ts";
-import { printJson, printTable, say } from "../output.ts";
+import { choice, closest, str } from "../command.ts";
+import { printJson, printList, printTable, say } from "../output.ts";
 import { withClient } from "./_client.ts";
 
 type Row = Record<string, unknown>;
+
+const USER_ROLES = ["admin", "reviewer", "user"] as const;
+const TEAM_ROLES = ["owner", "reviewer", "member"] as const;
+
+/** Drops the keys whose value is undefined, so `--json` shows only what is known. */
+function defined(row: Row): Row {
+  return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
+}
 
 const userGroup: Group = {
   name: "user",
@@ -18,15 +27,16 @@ const userGroup: Group = {
       flags: {
         role: {
           type: "string",
-          value: "admin|reviewer|user",
+          value: USER_ROLES.join("|"),
           description: "Global role",
           default: "user",
         },
       },
       async run(inv, ctx) {
+        const role = choice(inv, "role", USER_ROLES);
         const out = await withClient(
           ctx,
-          (c) => c.admin("POST", "/users", { handle: inv.args.handle, role: str(inv, "role") }),
+          (c) => c.admin("POST", "/users", { handle: inv.args.handle, role }),
         );
         if (inv.json) return printJson(ctx, out);
         const user = out.user as Row;
@@ -50,15 +60,21 @@ const userGroup: Group = {
     {
       name: "list",
       summary: "List users",
+      details:
+        `With --json, prints {"items": [{"id", "handle", "role", "createdAt"}], "total": N}.`,
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) => c.admin("GET", "/users"));
-        if (inv.json) return printJson(ctx, out);
-        const items = out.items as Row[];
-        printTable(
-          ctx,
-          ["HANDLE", "ROLE", "ID"],
-          items.map((u) => [String(u.handle), String(u.role), String(u.id)]),
-        );
+        const { items } = await withClient(ctx, (c) => c.users());
+        if (inv.json) {
+          return printList(
+            ctx,
+            items.map((u) =>
+              defined({ id: u.id, handle: u.handle, role: u.role, createdAt: u.created_at })
+            ),
+            items.length,
+          );
+        }
+        if (items.length === 0) return say(ctx, "No users yet.");
+        printTable(ctx, ["HANDLE", "ROLE", "ID"], items.map((u) => [u.handle, u.role, u.id]));
       },
     },
   ],
@@ -85,14 +101,30 @@ const teamGroup: Group = {
     {
       name: "list",
       summary: "List teams",
+      details:
+        `With --json, prints {"items": [{"id", "handle", "name", "members", "createdAt"}], "total": N}.`,
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) => c.admin("GET", "/teams"));
-        if (inv.json) return printJson(ctx, out);
-        const items = out.items as Row[];
+        const { items } = await withClient(ctx, (c) => c.teams());
+        if (inv.json) {
+          return printList(
+            ctx,
+            items.map((t) =>
+              defined({
+                id: t.id,
+                handle: t.handle,
+                name: t.name,
+                members: t.members,
+                createdAt: t.created_at,
+              })
+            ),
+            items.length,
+          );
+        }
+        if (items.length === 0) return say(ctx, "No teams yet.");
         printTable(
           ctx,
           ["HANDLE", "MEMBERS", "ID"],
-          items.map((t) => [String(t.handle), String(t.members), String(t.id)]),
+          items.map((t) => [t.handle, String(t.members ?? ""), t.id]),
         );
       },
     },
@@ -103,18 +135,19 @@ const teamGroup: Group = {
       flags: {
         role: {
           type: "string",
-          value: "owner|reviewer|member",
+          value: TEAM_ROLES.join("|"),
           description: "Role in the team",
           default: "member",
         },
       },
       async run(inv, ctx) {
+        const role = choice(inv, "role", TEAM_ROLES);
         const out = await withClient(
           ctx,
           (c) =>
             c.admin("PUT", `/teams/${encodeURIComponent(inv.args.team)}/members`, {
               user: inv.args.user,
-              role: str(inv, "role"),
+              role,
             }),
         );
         if (inv.json) return printJson(ctx, out);
@@ -140,17 +173,41 @@ const teamGroup: Group = {
   ],
 };
 
+/**
+ * The setting `key` names, from the registry's list: an unknown key is refused with the
+ * closest known one and every key, before anything is changed.
+ */
+async function findSetting(client: RegistryClient, key: string): Promise<Setting> {
+  const { items } = await client.settings();
+  const found = items.find((s) => s.key === key);
+  if (found) return found;
+  const keys = items.map((s) => s.key);
+  const near = closest(key, keys);
+  throw new ObservalError("INVALID_ARGUMENT", `Unknown setting "${key}"`, {
+    remediation: `${near ? `Did you mean ${near}? ` : ""}Settings: ${keys.join(", ")}`,
+    resource: key,
+  });
+}
+
 const settingsList: Command = {
   name: "list",
   summary: "Show every setting with its value",
+  details:
+    `With --json, prints {"items": [{"key", "value", "help", "allowed"}], "total": N}; allowed says
+what values a setting accepts.`,
   async run(inv, ctx) {
-    const out = await withClient(ctx, (c) => c.admin("GET", "/settings"));
-    if (inv.json) return printJson(ctx, out);
-    const items = out.items as Row[];
+    const { items } = await withClient(ctx, (c) => c.settings());
+    if (inv.json) {
+      return printList(
+        ctx,
+        items.map((s) => defined({ key: s.key, value: s.value, help: s.help, allowed: s.allowed })),
+        items.length,
+      );
+    }
     printTable(
       ctx,
       ["KEY", "VALUE", "MEANING"],
-      items.map((s) => [String(s.key), JSON.stringify(s.value), String(s.help)]),
+      items.map((s) => [s.key, JSON.stringify(s.value), String(s.help ?? "")]),
     );
   },
 };
@@ -165,13 +222,7 @@ const settingsGroup: Group = {
       summary: "Print one setting",
       args: ["key"],
       async run(inv, ctx) {
-        const out = await withClient(ctx, (c) => c.admin("GET", "/settings"));
-        const item = (out.items as Row[]).find((s) => s.key === inv.args.key);
-        if (!item) {
-          throw new ObservalError("INVALID_ARGUMENT", `Unknown setting "${inv.args.key}"`, {
-            remediation: "List settings with `observal registry settings list`",
-          });
-        }
+        const item = await withClient(ctx, (c) => findSetting(c, inv.args.key));
         if (inv.json) return printJson(ctx, { key: item.key, value: item.value });
         say(ctx, JSON.stringify(item.value));
       },
@@ -181,15 +232,14 @@ const settingsGroup: Group = {
       summary: "Change one setting",
       args: ["key", "value"],
       details:
-        "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`; booleans are `true` or `false`.",
+        "Lists are comma-separated, e.g. `settings set discovery.a2a_private_hosts 127.0.0.1,localhost`; booleans are `true` or `false`. `settings list --json` says what each setting accepts.",
       async run(inv, ctx) {
-        const out = await withClient(
-          ctx,
-          (c) =>
-            c.admin("PUT", `/settings/${encodeURIComponent(inv.args.key)}`, {
-              value: inv.args.value,
-            }),
-        );
+        const out = await withClient(ctx, async (c) => {
+          const setting = await findSetting(c, inv.args.key);
+          return c.admin("PUT", `/settings/${encodeURIComponent(setting.key)}`, {
+            value: inv.args.value,
+          });
+        });
         if (inv.json) return printJson(ctx, out);
         say(ctx, `${out.key} = ${JSON.stringify(out.value)}`);
       },

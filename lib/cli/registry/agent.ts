@@ -1,20 +1,39 @@
-/** `observal registry agent`: publish, review and render registry Agents. */
+/**
+ * `observal registry agent`: publish, list, inspect, review, remove and render registry
+ * Agents; the same verbs as `registry a2a` for remote agents.
+ * @module
+ */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Context, ObservalError } from "../../core/mod.ts";
-import { getHarness, planSnippet } from "../../harness/mod.ts";
-import type { InstallResponse } from "../../registry/mod.ts";
+import { getHarness, HARNESS_KEYS, planSnippet } from "../../harness/mod.ts";
+import type { AgentDetail, InstallResponse } from "../../registry/mod.ts";
+import { harnessFlag } from "../agent/harness_flag.ts";
 import { commandLine } from "../agent/print.ts";
-import { type Command, type Group, str } from "../command.ts";
+import { choice, type Command, type Group, type Invocation, str } from "../command.ts";
 import { printBlock, printJson, say } from "../output.ts";
-import { reviewBody, reviewFlags, visibilityBody, visibilityFlags } from "./a2a.ts";
+import {
+  confirmRemoval,
+  IDENTIFIER_HELP,
+  printEntries,
+  removeFlags,
+  reviewBody,
+  reviewFlags,
+  visibilityBody,
+  visibilityFlags,
+} from "./a2a.ts";
+import { stateWords } from "./entry_item.ts";
 import { withClient } from "./_client.ts";
+
+/** What an Agent argument accepts, for help text. */
+const AGENT_HELP = `${IDENTIFIER_HELP}
+A registry Agent can also be named namespace/name.`;
 
 const publish: Command = {
   name: "publish",
   summary: "Publish an agent file (observal-agent.yaml) for review",
   args: ["file"],
-  flags: { ...visibilityFlags, visibility: { ...visibilityFlags.visibility, default: "public" } },
+  flags: visibilityFlags,
   async run(inv, ctx) {
     const path = resolve(ctx.cwd, inv.args.file);
     let yaml: string;
@@ -31,7 +50,12 @@ const publish: Command = {
       async (c) => c.publishAgent({ yaml, ...(await visibilityBody(c, inv)) }),
     );
     if (inv.json) return printJson(ctx, doc);
-    say(ctx, `Published ${doc["obs:nativeRef"]} as ${doc.identifier} (${doc["obs:lifecycle"]}).`);
+    say(
+      ctx,
+      `Published ${doc["obs:nativeRef"]} as ${doc.identifier} (${
+        stateWords(doc["obs:lifecycle"])
+      }).`,
+    );
     say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
     say(ctx, "A reviewer approves it with:");
     say(
@@ -43,31 +67,76 @@ const publish: Command = {
   },
 };
 
+const list: Command = {
+  name: "list",
+  summary: "List registry Agents you can see",
+  details: `Lists your own in any state, the pending ones you may review and the approved ones, by
+name (at most 500). With --json, prints {"items": [...], "total": N}.`,
+  async run(inv, ctx) {
+    const out = await withClient(ctx, (c) => c.agents());
+    printEntries(ctx, inv, out, "No registry Agents published yet.");
+  },
+};
+
+/**
+ * An Agent's detail under `--json`, with the names every other command uses: `state` for
+ * the review state, and `identifier` alone as its id (the UUID is its last part).
+ */
+function agentJson(detail: AgentDetail): Record<string, unknown> {
+  const { id: _id, status, versions, ...rest } = detail;
+  return {
+    ...rest,
+    state: status,
+    ...(Array.isArray(versions)
+      ? {
+        versions: versions.map((v: Record<string, unknown>) => {
+          const { status: state, ...other } = v;
+          return { ...other, state };
+        }),
+      }
+      : {}),
+  };
+}
+
+async function inspectAgent(inv: Invocation, ctx: Context): Promise<void> {
+  const detail = await withClient(ctx, (c) => c.agent(inv.args.identifier));
+  if (inv.json) return printJson(ctx, agentJson(detail));
+  const rows: Array<[string, unknown]> = [
+    ["name", detail.qualified_name ?? detail.name],
+    ["identifier", detail.identifier],
+    ["version", detail.version],
+    ["state", stateWords(detail.status)],
+    ["latest approved", detail.latest_approved_version],
+    ["visibility", detail.visibility],
+    ["harnesses", detail.supported_harnesses],
+    ["delegable", detail.delegable === undefined ? undefined : detail.delegable ? "yes" : "no"],
+    ["digest", detail.digest],
+    ["description", detail.description],
+  ];
+  for (const [label, v] of rows) {
+    if (v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0)) {
+      continue;
+    }
+    say(ctx, `${`${label}:`.padEnd(17)} ${Array.isArray(v) ? v.join(", ") : String(v)}`);
+  }
+}
+
+const inspect: Command = {
+  name: "inspect",
+  summary: "Show an agent, its state and its digest",
+  args: ["identifier"],
+  details: AGENT_HELP,
+  run: inspectAgent,
+};
+
+/** The old name of `inspect`, kept for scripts. */
 const show: Command = {
   name: "show",
-  summary: "Show an agent (by identifier, UUID or namespace/name)",
-  args: ["agent"],
-  async run(inv, ctx) {
-    const detail = await withClient(ctx, (c) => c.agent(inv.args.agent));
-    if (inv.json) return printJson(ctx, detail);
-    for (
-      const key of [
-        "qualified_name",
-        "identifier",
-        "version",
-        "status",
-        "visibility",
-        "supported_harnesses",
-        "delegable",
-        "digest",
-        "description",
-      ]
-    ) {
-      const v = detail[key];
-      if (v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) continue;
-      say(ctx, `${`${key.replace(/_/g, " ")}:`.padEnd(21)} ${Array.isArray(v) ? v.join(", ") : v}`);
-    }
-  },
+  summary: "Show an agent (same as inspect)",
+  args: ["identifier"],
+  details: AGENT_HELP,
+  hidden: true,
+  run: inspectAgent,
 };
 
 const review: Command = {
@@ -75,11 +144,33 @@ const review: Command = {
   summary: "Approve or reject a published agent version",
   args: ["identifier"],
   flags: reviewFlags,
+  details: AGENT_HELP,
   async run(inv, ctx) {
-    const body = reviewBody(inv, "observal registry agent show");
-    const doc = await withClient(ctx, (c) => c.reviewAgent(inv.args.identifier, body));
+    const body = reviewBody(inv, "observal registry agent inspect");
+    const doc = await withClient(ctx, async (c) => {
+      const entry = await c.resolveEntry(inv.args.identifier, { kind: "agent" });
+      return c.reviewAgent(entry.identifier, body);
+    });
     if (inv.json) return printJson(ctx, doc);
-    say(ctx, `${doc["obs:nativeRef"]} is now ${doc["obs:lifecycle"]}.`);
+    say(ctx, `${doc["obs:nativeRef"]} is now ${stateWords(doc["obs:lifecycle"])}.`);
+  },
+};
+
+const remove: Command = {
+  name: "remove",
+  summary: "Remove a registry Agent with all its versions",
+  args: ["identifier"],
+  flags: removeFlags,
+  details: `${AGENT_HELP}
+Its owner or an admin may remove it; configs already pulled keep working until removed.`,
+  async run(inv, ctx) {
+    confirmRemoval(inv, "agent");
+    const out = await withClient(ctx, async (c) => {
+      const entry = await c.resolveEntry(inv.args.identifier, { kind: "agent" });
+      return c.removeAgent(entry.identifier);
+    });
+    if (inv.json) return printJson(ctx, out);
+    say(ctx, `Removed ${out.identifier}.`);
   },
 };
 
@@ -87,8 +178,14 @@ const install: Command = {
   name: "install",
   summary: "Print the configuration an agent installs for a harness (writes nothing)",
   args: ["agent"],
+  details: AGENT_HELP.replace("IDENTIFIER", "AGENT"),
   flags: {
-    harness: { type: "string", short: "i", value: "HARNESS", description: "Harness to render for" },
+    harness: {
+      type: "string",
+      short: "i",
+      value: "HARNESS",
+      description: `Harness to render for (${HARNESS_KEYS.join(", ")})`,
+    },
     scope: {
       type: "string",
       value: "project|user",
@@ -98,16 +195,13 @@ const install: Command = {
     version: { type: "string", value: "X.Y.Z", description: "Approved version (default latest)" },
   },
   async run(inv, ctx) {
-    const harness = str(inv, "harness");
+    const harness = harnessFlag(inv);
     if (!harness) {
       throw new ObservalError("USAGE", "Missing --harness", {
-        remediation: "Pass --harness claude-code (or another harness key)",
+        remediation: `Pass --harness with one of: ${HARNESS_KEYS.join(", ")}`,
       });
     }
-    const scope = str(inv, "scope") as "project" | "user";
-    if (scope !== "project" && scope !== "user") {
-      throw new ObservalError("USAGE", "--scope must be project or user");
-    }
+    const scope = choice(inv, "scope", ["project", "user"]) ?? "project";
     const out = await withClient(
       ctx,
       (c) =>
@@ -169,5 +263,5 @@ function printInstall(ctx: Context, ref: string, scope: string, response: Instal
 export const agentGroup: Group = {
   name: "agent",
   summary: "Publish and review registry Agents",
-  commands: [publish, show, review, install],
+  commands: [publish, list, inspect, show, review, remove, install],
 };

@@ -31,8 +31,11 @@ as its local admin.`,
       summary: "Publish and review registry Agents",
       commands: [
         lazy("publish", "Publish an agent file (observal-agent.yaml) for review", agent("publish")),
-        lazy("show", "Show an agent (by identifier, UUID or namespace/name)", agent("show")),
+        lazy("list", "List registry Agents you can see", agent("list")),
+        lazy("inspect", "Show an agent, its state and its digest", agent("inspect")),
+        lazy("show", "Show an agent (same as inspect)", agent("show"), { hidden: true }),
         lazy("review", "Approve or reject a published agent version", agent("review")),
+        lazy("remove", "Remove a registry Agent with all its versions", agent("remove")),
         lazy(
           "install",
           "Print the configuration an agent installs for a harness (writes nothing)",

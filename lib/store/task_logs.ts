@@ -1,0 +1,21 @@
+/**
+ * The logs a task's folder may hold. Their names are part of the folder's layout, kept here
+ * with the folder itself so the worker that writes them and `observal delegate logs` that
+ * reads them agree.
+ * @module
+ */
+
+/** One log of a task. */
+export interface TaskLogName {
+  /** What wrote it: the worker, or a local task's harness child (its stdout, its stderr). */
+  name: "worker" | "stdout" | "stderr";
+  /** Its file in the task folder. */
+  file: string;
+}
+
+/** Every log a task may have, in the order people read them. */
+export const TASK_LOGS: readonly TaskLogName[] = [
+  { name: "worker", file: "worker.log" },
+  { name: "stdout", file: "stdout.log" },
+  { name: "stderr", file: "stderr.log" },
+];
