@@ -117,10 +117,16 @@ Deno.test("a remote task's logs: its worker's log; its failure names that log", 
     assert.match(human.stdout, new RegExp(`Show its logs: observal delegate logs ${task.id}\n`));
     assert.match(human.stdout, / {2}failed {2}/);
 
-    const logs = await pg.observal(["delegate", "logs", task.id, "--json"]);
-    const items = logItems(logs.stdout);
+    // The worker writes its closing line just after settling the task, so a caller that saw
+    // the failure may read the log a moment before that line is there.
+    const closing = new RegExp(`task ${task.id} failed`);
+    let items = logItems((await pg.observal(["delegate", "logs", task.id, "--json"])).stdout);
+    for (let i = 0; i < 100 && !closing.test(items[0]?.tail ?? ""); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      items = logItems((await pg.observal(["delegate", "logs", task.id, "--json"])).stdout);
+    }
     assert.deepEqual(items.map((i) => [i.name, i.path]), [["worker", log]]);
-    assert.match(items[0].tail, new RegExp(`task ${task.id} failed`));
+    assert.match(items[0].tail, closing);
   } finally {
     await pg.close();
   }
