@@ -3,7 +3,7 @@
  * each one is answered from an index.
  * @module
  */
-import { isTerminal, TASK_STATES } from "../a2a/mod.ts";
+import { isTerminal, TASK_STATES } from "../a2a/tasks/mod.ts";
 
 const SETTLED = TASK_STATES.filter(isTerminal).map((s) => `'${s}'`).join(", ");
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Part, PartSchema } from "../a2a/mod.ts";
+import { type Part, PartSchema } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 
 const ReplyPartsSchema = z.array(PartSchema).min(1);

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { ObservalTaskMetaSchema, type Task, TaskSchema } from "../a2a/mod.ts";
+import { ObservalTaskMetaSchema, type Task, TaskSchema } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { TaskIdSchema } from "./task_id.ts";
 

@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { Task } from "../a2a/mod.ts";
+import type { Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";

@@ -4,7 +4,7 @@
  * flags take `input-required` (lib/a2a's `stateLabel`).
  * @module
  */
-import { stateLabel, TASK_STATES, type TaskState } from "../a2a/mod.ts";
+import { stateLabel, TASK_STATES, type TaskState } from "../a2a/tasks/mod.ts";
 
 /** The states by the words `--state` takes: `submitted`, ..., `input-required`, ... */
 export const STATE_NAMES: readonly string[] = TASK_STATES.map(stateLabel);

@@ -14,7 +14,7 @@ import {
   TASK_STATES,
   type TaskState,
   TaskStateSchema,
-} from "../a2a/mod.ts";
+} from "../a2a/tasks/mod.ts";
 import { type Clock, ObservalError } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";

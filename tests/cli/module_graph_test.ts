@@ -123,6 +123,11 @@ Deno.test("the light A2A door loads no client, jose or SDK; the client's door no
 Deno.test("delegate list loads the task store and nothing of the registry or the service", async () => {
   const graph = await staticGraph("lib/cli/delegate/list.ts");
   assert.ok(graph.has("lib/store/task_store.ts"));
+  // Tasks only: cards, tokens and answer normalisation cost ~30 ms more to load.
+  assert.deepEqual(
+    [...graph].filter((m) => m.startsWith("lib/a2a/")).sort(),
+    ["lib/a2a/task.ts", "lib/a2a/tasks/mod.ts"],
+  );
   assert.deepEqual(
     loaded(graph, [/^lib\/registry\//, /^lib\/delegation\//, ...SERVER, ...MCP, ...RENDERERS]),
     [],

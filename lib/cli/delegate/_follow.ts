@@ -1,6 +1,6 @@
 /** What the waiting delegate commands share: the --wait flag, the wait itself, the result. */
 import process from "node:process";
-import { isFinal, type Task } from "../../a2a/mod.ts";
+import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
 import type { Context } from "../../core/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";

@@ -1,5 +1,5 @@
 /** `observal delegate cancel`. */
-import { isTerminal, type TaskState } from "../../a2a/mod.ts";
+import { isTerminal, type TaskState } from "../../a2a/tasks/mod.ts";
 import { stateWords } from "../../store/mod.ts";
 import type { Command } from "../command.ts";
 import { note } from "../output.ts";

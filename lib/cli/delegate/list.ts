@@ -1,5 +1,5 @@
 /** `observal delegate list`: reads the task store only. */
-import type { TaskState } from "../../a2a/mod.ts";
+import type { TaskState } from "../../a2a/tasks/mod.ts";
 import { ObservalError } from "../../core/mod.ts";
 import { openTaskStore, STATE_NAMES, stateFromName } from "../../store/mod.ts";
 import { type Command, int, type Invocation, str } from "../command.ts";

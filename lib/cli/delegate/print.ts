@@ -6,7 +6,7 @@ import {
   type Part,
   stateLabel,
   type Task,
-} from "../../a2a/mod.ts";
+} from "../../a2a/tasks/mod.ts";
 import type { Context } from "../../core/mod.ts";
 import { stateWords } from "../../store/mod.ts";
 import { type Color, note, paint, progressLine, say, type Styled } from "../output.ts";

@@ -1,7 +1,7 @@
 /** `observal delegate reply`: answer a remote agent's question, with text, data or both. */
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Part } from "../../a2a/mod.ts";
+import type { Part } from "../../a2a/tasks/mod.ts";
 import { type Context, ObservalError } from "../../core/mod.ts";
 import { MAX_MESSAGE_CHARS } from "../../delegation/mod.ts";
 import { type Command, int, type Invocation, str } from "../command.ts";

@@ -3,7 +3,7 @@
  * exit-codes` lists them). A module of its own so the help topic loads no task store.
  * @module
  */
-import { isTerminal, type Task } from "../../a2a/mod.ts";
+import { isTerminal, type Task } from "../../a2a/tasks/mod.ts";
 import { CATEGORIES } from "../../core/mod.ts";
 
 /** The exit codes of `delegate run`, `status`, `reply` and `cancel`. */
