@@ -170,3 +170,20 @@ Deno.test("the delegation service's door loads no runner, server or MCP", async 
     [],
   );
 });
+
+Deno.test("registry search asks which harnesses run here without loading the delegation service", async () => {
+  const graph = await staticGraph("lib/delegation/runnable/mod.ts");
+  assert.ok(graph.has("lib/delegation/harness_choice.ts"));
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/delegation\/(?!runnable\/|harness_choice)/,
+      /^lib\/workspace\//,
+      /^lib\/store\//,
+      ...SERVER,
+      ...RENDERERS,
+    ]),
+    [],
+  );
+  const search = await Deno.readTextFile(`${ROOT}lib/cli/registry/search.ts`);
+  assert.doesNotMatch(search, /delegation\/mod\.ts/);
+});
