@@ -39,7 +39,7 @@ export const rootGroup: Group = {
     json: { type: "boolean", description: "Machine-readable output (every command takes it)" },
   },
   details: `Environment: OBSERVAL_HOME (default ~/.observal), OBSERVAL_SERVER_URL, OBSERVAL_API_KEY.
-Run \`observal help <command>\` for a command's help, \`observal help exit-codes\` for exit codes.`,
+Run \`observal help exit-codes\` for what each exit code means.`,
   commands: [
     delegateGroup,
     agentGroup,
@@ -53,7 +53,7 @@ Run \`observal help <command>\` for a command's help, \`observal help exit-codes
     ),
     lazy(
       "reconcile",
-      "Settle dead workers' tasks, reap their children, remove unused workspaces, prune",
+      "Settle dead workers' tasks, reap their children, prune old tasks and workspaces",
       async () => (await import("./reconcile.ts")).reconcileCommand,
     ),
     {

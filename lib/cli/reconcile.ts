@@ -7,7 +7,7 @@ import { printJson, say } from "./output.ts";
 /** `observal reconcile`. */
 export const reconcileCommand: Command = {
   name: "reconcile",
-  summary: "Settle dead workers' tasks, reap their children, remove unused workspaces, prune",
+  summary: "Settle dead workers' tasks, reap their children, prune old tasks and workspaces",
   flags: {
     "dry-run": { type: "boolean", short: "n", description: "Say what would be done, do nothing" },
     "older-than": {
