@@ -31,6 +31,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { harnessCliCacheDir, TEST_API_KEY } from "./harness_clis.ts";
+import { firstLine } from "./process.ts";
 
 /** The pinned package and the module its server starts from. */
 export const GEMINI_A2A_PIN = {
@@ -381,24 +382,6 @@ export interface A2aRecorder {
   /** Everything recorded so far, oldest first. */
   records(): A2aRecord[];
   close(): Promise<void>;
-}
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string | null> {
-  const decoder = new TextDecoder();
-  let text = "";
-  const reader = stream.getReader();
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) return null;
-      text += decoder.decode(value, { stream: true });
-      const nl = text.indexOf("\n");
-      if (nl >= 0) return text.slice(0, nl);
-    }
-  } finally {
-    reader.releaseLock();
-    stream.cancel().catch(() => {});
-  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RecordedRequest, startModelServer } from "./model_server.ts";
+import { firstLine } from "./process.ts";
 
 const MAIN = fileURLToPath(new URL("./model_server_main.ts", import.meta.url));
 
@@ -60,24 +61,6 @@ export interface NetnsModelServer {
   requests(): RecordedRequest[];
   /** Stops the server (and so the namespace, once its last process has gone). */
   close(): Promise<void>;
-}
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string | null> {
-  const decoder = new TextDecoder();
-  let text = "";
-  const reader = stream.getReader();
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) return null;
-      text += decoder.decode(value, { stream: true });
-      const nl = text.indexOf("\n");
-      if (nl >= 0) return text.slice(0, nl);
-    }
-  } finally {
-    reader.releaseLock();
-    stream.cancel().catch(() => {});
-  }
 }
 
 async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -23,6 +23,25 @@ async function collect(
   }
 }
 
+/** The first line a stream carries (null if it ends without one); the rest is discarded. */
+export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string | null> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return null;
+      text += decoder.decode(value, { stream: true });
+      const nl = text.indexOf("\n");
+      if (nl >= 0) return text.slice(0, nl);
+    }
+  } finally {
+    reader.releaseLock();
+    stream.cancel().catch(() => {});
+  }
+}
+
 // Deno.Command rather than node:child_process: the latter reports a child that handled
 // SIGTERM and exited 0 as killed by the signal.
 export function spawnObserval(args: string[], env: Record<string, string>): Spawned {
