@@ -62,9 +62,16 @@ export interface RegistryClientOptions {
   onClose?: () => void;
   /** Describes where calls go, for messages. */
   label: string;
+  /** How long one call may take, its answer included (default 60 s). */
+  timeoutMs?: number;
 }
 
 type Json = Record<string, unknown>;
+
+/** Most bytes of one registry answer; a page of 500 entries or an install is far below it. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** How long one registry call may take, its answer included. */
+const CALL_TIMEOUT_MS = 60_000;
 
 /** Any JSON object: what routes without a schema of their own answer. */
 const JsonObjectSchema = z.record(z.string(), z.unknown());
@@ -109,19 +116,30 @@ export class RegistryClient {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       redirect: "manual",
+      signal: AbortSignal.timeout(this.#options.timeoutMs ?? CALL_TIMEOUT_MS),
     });
     let response: Response;
+    let text: string;
     try {
       response = await this.#options.transport(request);
+      text = await readCapped(response, MAX_RESPONSE_BYTES, path);
     } catch (err) {
       if (err instanceof ObservalError) throw err;
-      throw new ObservalError("NETWORK", `Cannot reach the registry at ${this.label}`, {
-        cause: err,
-        remediation:
-          "Check OBSERVAL_SERVER_URL (or server_url in config.json) and that the server runs",
-      });
+      const late = err instanceof Error && err.name === "TimeoutError";
+      throw new ObservalError(
+        "NETWORK",
+        late
+          ? `The registry at ${this.label} did not answer within ${
+            (this.#options.timeoutMs ?? CALL_TIMEOUT_MS) / 1000
+          } s`
+          : `Cannot reach the registry at ${this.label}`,
+        {
+          cause: err,
+          remediation:
+            "Check OBSERVAL_SERVER_URL (or server_url in config.json) and that the server runs",
+        },
+      );
     }
-    const text = await response.text();
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : {};
@@ -371,4 +389,32 @@ function errorFromEnvelope(status: number, json: unknown): ObservalError {
   const code = isErrorCode(env.errorCode) ? env.errorCode : STATUS_CODES[status] ?? "UNAVAILABLE";
   const message = env.message || `The registry answered HTTP ${status}`;
   return new ObservalError(code, message, { remediation: env.remediation, resource: env.resource });
+}
+
+/**
+ * A registry answer as text, refused once it passes `max` bytes (by its declared length, or
+ * while it streams), so a broken or hostile server cannot make the client hold it whole.
+ */
+async function readCapped(response: Response, max: number, path: string): Promise<string> {
+  const tooLarge = () =>
+    new ObservalError(
+      "NETWORK",
+      `The registry's answer to ${path} is larger than ${max / (1024 * 1024)} MiB`,
+      { remediation: "Check that OBSERVAL_SERVER_URL names an Observal registry" },
+    );
+  if (Number(response.headers.get("content-length")) > max) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > max) throw tooLarge();
+    parts.push(decoder.decode(chunk, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
 }
