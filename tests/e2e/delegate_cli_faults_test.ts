@@ -14,11 +14,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statfsSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
+import process from "node:process";
 import { join } from "node:path";
 import express from "express";
 import { AgentCard, Message, Task as SdkTask, TaskState } from "@a2a-js/sdk";
@@ -506,6 +508,16 @@ function mount(dir: string, options: string): () => void {
   return () => void new Deno.Command("umount", { args: ["-l", dir] }).outputSync();
 }
 
+/** True while a process with this pid exists (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Fills the file system under `dir` until `leave` bytes are free; returns the filler. */
 function fill(dir: string, leave: number): string {
   const filler = join(dir, "filler");
@@ -521,6 +533,10 @@ Deno.test("`delegate run` on a full disk: one clear message, exit 9, and no task
   try {
     const first = await pg.json(["delegate", "run", pg.identifier, "warm up", "--wait", "60"]);
     assert.equal(first.code, 0, first.stderr);
+    // The first worker is still ending (its closing log line, the store's checkpoint) just
+    // after its task settles: the disk fills only once it has gone.
+    const pid = Number(readFileSync(join(dir, String(first.body.id), "worker.pid"), "utf8"));
+    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
     const filler = fill(dir, 0);
     const r = await pg.observal(["delegate", "run", pg.identifier, "Hi", "--wait", "60"]);
     assert.equal(r.code, 9, r.stderr);
@@ -528,7 +544,7 @@ Deno.test("`delegate run` on a full disk: one clear message, exit 9, and no task
     assert.equal(r.stderr.trim().split("\n").length, 2, `a message and what to do: ${r.stderr}`);
     rmSync(filler);
     const list = await pg.json(["delegate", "list"]);
-    assert.equal(list.body.total, 1, "only the first task exists");
+    assert.equal(list.body.total, 1, `only the first task exists: ${list.stderr}`);
   } finally {
     unmount();
     await pg.close();
