@@ -3,12 +3,10 @@
  * @module
  */
 import { z } from "zod";
-import type { AgentCard } from "./card.ts";
+import { A2A_AGENT_CARD_MEDIA_TYPE, type AgentCard } from "./card.ts";
 import { callableInterface, cardInterfaces, CardInterfaceSchema } from "./interfaces.ts";
 import type { CardSignatureStatus } from "./signature.ts";
 
-/** Media type of an ARD entry that points at an A2A Agent Card. */
-export const A2A_AGENT_CARD_MEDIA_TYPE = "application/a2a-agent-card+json";
 /** Media type of an ARD entry for a registry. */
 export const AI_REGISTRY_MEDIA_TYPE = "application/ai-registry+json";
 /** JSON-LD context of every ARD document observal writes. */

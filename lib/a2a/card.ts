@@ -14,6 +14,8 @@ import { z } from "zod";
 import { cardError } from "./_card_error.ts";
 import { cardInterfaces } from "./interfaces.ts";
 
+/** Media type of an ARD entry that points at an A2A Agent Card. */
+export const A2A_AGENT_CARD_MEDIA_TYPE = "application/a2a-agent-card+json";
 /** The most skills a card may list. */
 export const MAX_SKILLS = 32;
 /** The longest text field (name, description, skill text, tag, example), in characters. */

@@ -6,7 +6,7 @@
  * parent cannot be raised from below.
  * @module
  */
-import type { Task } from "../a2a/mod.ts";
+import type { Task } from "../a2a/tasks/mod.ts";
 import type { Env } from "../core/mod.ts";
 
 /** Default for OBSERVAL_DELEGATION_MAX_DEPTH. */

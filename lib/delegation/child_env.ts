@@ -4,7 +4,7 @@
  * attribution.
  * @module
  */
-import type { Task } from "../a2a/mod.ts";
+import type { Task } from "../a2a/tasks/mod.ts";
 import type { Env } from "../core/mod.ts";
 import { DEFAULT_MAX_DEPTH } from "./caller.ts";
 

@@ -10,7 +10,8 @@
 export * from "./caller.ts";
 export * from "./guards.ts";
 export * from "./service.ts";
-export * from "./harness_choice.ts";
+// Harness choice is behind its own door, ./runnable/mod.ts: it loads the harness facts.
+export type { HarnessChoiceInput, HarnessOption } from "./harness_choice.ts";
 export { childEnv } from "./child_env.ts";
 export { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 export { type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";

@@ -6,11 +6,11 @@
  * @module
  */
 import { existsSync, statSync } from "node:fs";
-import { isFinal, type Task } from "../a2a/mod.ts";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import { matchProcess, signalGroup } from "../process/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
-import { listWorkspaceRoots, removeWorkspace } from "../workspace/mod.ts";
+import { listWorkspaceRoots, removeWorkspace } from "../workspace/roots/mod.ts";
 
 /** A workspace with no task at all is removed once it is this old (a crash mid-creation). */
 export const ORPHAN_WORKSPACE_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
  * lines, and lists the child sessions it can attribute to the agents that ran them.
  * @module
  */
-import { isFinal, type Task } from "../a2a/mod.ts";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { CAPABILITY_LOCK_RETENTION_DAYS, pruneCapabilityLock } from "../telemetry/mod.ts";

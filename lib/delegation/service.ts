@@ -7,14 +7,8 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, statfsSync, statSync, watch } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import {
-  A2A_AGENT_CARD_MEDIA_TYPE,
-  isFinal,
-  isInterrupted,
-  isTerminal,
-  type Part,
-  type Task,
-} from "../a2a/mod.ts";
+import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
+import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {
   CATEGORIES,
   type Context,
@@ -27,7 +21,7 @@ import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../regi
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { appendCapabilityLock } from "../telemetry/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
-import { workspaceRootOf } from "../workspace/mod.ts";
+import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";

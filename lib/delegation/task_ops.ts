@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Context, isoSeconds } from "../core/mod.ts";
-import type { Message, Task, TaskState } from "../a2a/mod.ts";
+import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 
 export function userMessage(text: string, taskId: string, contextId: string): Message {

@@ -5,7 +5,7 @@
  * @module
  */
 import process from "node:process";
-import { isFinal, type Task } from "../a2a/mod.ts";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { stateWords } from "../store/mod.ts";
 import type { RemoteRunDeps } from "./remote_run.ts";

@@ -3,7 +3,7 @@
  * the service that starts a remote task and the worker that calls the agent.
  * @module
  */
-import { type AgentCard, type CardInterface, parseAgentCard } from "../a2a/mod.ts";
+import { type AgentCard, type CardInterface, parseAgentCard } from "../a2a/cards/mod.ts";
 import type { EntryDocument } from "./schemas.ts";
 
 /** Where and how to call a remote agent, as its entry was approved. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { CardInterfaceSchema } from "../a2a/mod.ts";
+import { CardInterfaceSchema } from "../a2a/cards/mod.ts";
 
 const FilterValue = z.union([z.string().max(500), z.array(z.string().max(500)).max(50)]);
 
@@ -203,7 +203,7 @@ export {
   InstallLockSchema,
   type InstallResponse,
   InstallResponseSchema,
-} from "../harness/facts/mod.ts";
+} from "../harness/install_response_schema.ts";
 
 /** A team as the registry lists it (`members` in the admin list). */
 export const TeamSchema = z.looseObject({

@@ -12,7 +12,7 @@ import {
   isMappedIpv4,
   parseIpAddress,
   parseIpRange,
-} from "../net/mod.ts";
+} from "../net/addresses/mod.ts";
 
 /** The key of callers that have no socket (the in-process `app.fetch` transport). */
 export const LOCAL_CLIENT = "local";

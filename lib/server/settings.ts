@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ObservalError } from "../core/mod.ts";
-import { isMetadataHost, parseIpAddress, parseIpRange } from "../net/mod.ts";
+import { isMetadataHost, parseIpAddress, parseIpRange } from "../net/addresses/mod.ts";
 import type { DatabaseSync } from "../sqlite/mod.ts";
 
 /** A list given as comma-separated text or as a JSON array of strings. */

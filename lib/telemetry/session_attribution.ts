@@ -7,7 +7,7 @@
  */
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import type { Task } from "../a2a/mod.ts";
+import type { Task } from "../a2a/tasks/mod.ts";
 
 /** A session id or parent session id as harnesses write them; nothing else is looked up. */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ObservalError } from "../core/mod.ts";
 import { type GitResult, runGit, type RunGitOptions, text } from "./_git.ts";
 import type { GitSettings } from "./types.ts";
+import { exists } from "./workspace_roots.ts";
 
 /** The parts of a git workspace that running git in its copy needs. */
 export interface Copy {
@@ -105,16 +106,6 @@ function isRealDir(path: string): boolean {
   try {
     const st = lstatSync(path);
     return st.isDirectory() && !st.isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-/** Whether anything (a file, a folder, a link, even a dangling one) is at `path`. */
-export function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
   } catch {
     return false;
   }

@@ -5,8 +5,7 @@
 import { chmodSync, lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { ObservalError } from "../core/mod.ts";
-import { exists } from "./_copy.ts";
-import { isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
+import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 
 /**
  * Deletes the workspace at `root` recursively (symlinks inside are removed, never

@@ -76,3 +76,13 @@ function tryRealpath(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** Whether anything (a file, a folder, a link, even a dangling one) is at `path`. */
+export function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

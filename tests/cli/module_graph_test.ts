@@ -156,6 +156,38 @@ Deno.test("lib/registry does not load lib/server, which the CLI hands it as a tr
   assert.deepEqual(loaded(graph, [...SERVER, ...RENDERERS, ...A2A_CLIENT]), []);
 });
 
+Deno.test("the registry client reads cards through the card door: no task normalisation, tokens or headless adapters", async () => {
+  const graph = await staticGraph("lib/registry/mod.ts");
+  assert.deepEqual(
+    loaded(graph, [/^lib\/a2a\/(?!cards\/|card\.ts|interfaces\.ts|_card_error\.ts)/]),
+    [],
+  );
+  assert.deepEqual(loaded(graph, [/^lib\/harness\/(facts\/|headless|_headless|pi_trust)/]), []);
+});
+
+Deno.test("the embedded registry reads addresses without loading an HTTP client or resolver", async () => {
+  const graph = await staticGraph("lib/server/mod.ts");
+  assert.deepEqual(
+    loaded(graph, [/^lib\/net\/(mod|node_request|safe_fetch|pin_address|_resolve)/]),
+    [],
+  );
+});
+
+Deno.test("delegate run loads no workspace copying, harness facts or A2A normalisation before it needs them", async () => {
+  const graph = await staticGraph("lib/cli/delegate/run.ts");
+  assert.ok(graph.has("lib/delegation/service.ts"));
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/workspace\/(?!roots\/|remove_workspace|workspace_roots)/,
+      /^lib\/harness\/(facts\/|headless|_headless|pi_trust)/,
+      /^lib\/a2a\/(mod|normalize|tokens|digest|compat\/)/,
+      ...A2A_CLIENT,
+      ...SERVER,
+    ]),
+    [],
+  );
+});
+
 Deno.test("the delegation service's door loads no runner, server or MCP", async () => {
   const graph = await staticGraph("lib/delegation/mod.ts");
   assert.deepEqual(

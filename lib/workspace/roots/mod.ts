@@ -1,0 +1,20 @@
+/**
+ * Workspaces, the roots door: where workspaces live, which folder is one, and removing
+ * one. The delegation service and its reaper use it to clean up after settled tasks
+ * without loading the code that makes copies and diffs them.
+ *
+ * @example
+ * ```ts ignore
+ * import { listWorkspaceRoots, removeWorkspace } from "./mod.ts";
+ *
+ * for (const root of listWorkspaceRoots(home)) removeWorkspace(root, home);
+ * ```
+ * @module
+ */
+export { removeWorkspace } from "../remove_workspace.ts";
+export {
+  listWorkspaceRoots,
+  WORKSPACE_PREFIX,
+  workspaceRootOf,
+  workspacesDir,
+} from "../workspace_roots.ts";
