@@ -36,11 +36,17 @@ function quietOnClose(stream: NodeJS.WriteStream): Writer {
 
 /** Runs the CLI on argv; resolves to the exit code. */
 async function main(argv: string[]): Promise<number> {
-  const [{ default: process }, { createContext }, { escapeControls, runCli }] = await Promise.all([
-    import("node:process"),
-    import("./lib/core/mod.ts"),
-    import("./lib/cli/mod.ts"),
-  ]);
+  const [{ default: process }, { z }, { createContext }, { escapeControls, runCli }] = await Promise
+    .all([
+      import("node:process"),
+      import("zod"),
+      import("./lib/core/mod.ts"),
+      import("./lib/cli/mod.ts"),
+    ]);
+  // zod compiles a parser for each object schema on its first parse. A command parses most
+  // schemas once, so compiling costs more than it saves: reading 20 stored tasks the first
+  // time takes 3 ms instead of 6, and a pinned card 7 ms instead of 8-15.
+  z.config({ jitless: true });
   const io = { stdout: quietOnClose(process.stdout), stderr: quietOnClose(process.stderr) };
   try {
     return await runCli(argv, createContext({ io }));
