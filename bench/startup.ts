@@ -4,7 +4,8 @@
  * the same run, and `delegate run` against a local @a2a-js/sdk agent beside the bare SDK
  * round trip. Every number is the median of several runs, taken in interleaved rounds so
  * that a busy moment of the machine spreads over all of them alike. A last section checks
- * that task-store operations stay flat from 100 to 100 000 tasks.
+ * that task-store operations stay flat from 100 to 100 000 tasks. Floor rows time the same
+ * kinds of process with no observal code in them (bench/_floor.ts).
  *
  * The 100k registry is the one bench/search.ts caches under tmp/bench-search/; without it
  * a smaller registry is generated here (and the report says so).
@@ -60,6 +61,8 @@ const DENO = process.execPath;
 const NODE = join(here, "node_modules", ".bin", "node");
 const CACHE = join(here, "tmp", "bench-startup");
 const LIST_TASKS = Number(values["list-tasks"]);
+/** The no-observal floor script (always this checkout's, whatever `--root` measures). */
+const FLOOR = join(here, "bench", "_floor.ts");
 /** Bump when the cached task stores change shape. */
 const STORE_CACHE_VERSION = 1;
 const baseEnv: Record<string, string> = {
@@ -422,6 +425,16 @@ try {
         JSON.stringify(`await (await fetch(${JSON.stringify(agent.cardUrl)})).text();`)
       }] }).output();`,
     ]),
+    // The floors under every store-reading command and under a delegation made by two such
+    // processes: the runtime's Node layer, zod and node:sqlite, with no observal code.
+    time("floor: store reader", [DENO, "run", "-A", FLOOR]),
+    time("floor: store reader → store reader → agent", [
+      DENO,
+      "run",
+      "-A",
+      FLOOR,
+      agent.cardUrl,
+    ]),
     async () => {
       const start = performance.now();
       await sdk.sendMessage(SendMessageRequest.fromJSON({
@@ -482,6 +495,8 @@ try {
   row("worker spawn→first RPC", base, "deno eval");
   row("bare SDK round trip", base, "deno eval");
   row("floor: deno → deno → agent", base, "deno eval");
+  row("floor: store reader", base, "deno eval");
+  row("floor: store reader → store reader → agent", base, "deno eval");
   const sdkMs = get("bare SDK round trip");
   const runMs = get("delegate run (local agent)");
   rows.push([
