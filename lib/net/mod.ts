@@ -20,19 +20,9 @@ export { isBlockedHostname } from "./is_blocked_hostname.ts";
 export { safeFetch, type SafeFetchOptions, type SafeResponse } from "./safe_fetch.ts";
 export { safeFetchJson, type SafeJson } from "./safe_fetch_json.ts";
 export { safeFetchCardJson } from "./safe_fetch_card_json.ts";
-export {
-  checkEndpointUrl,
-  type CheckEndpointUrlOptions,
-  isMetadataHost,
-} from "./check_endpoint_url.ts";
-export {
-  type IpGroups,
-  ipInRange,
-  type IpRange,
-  isMappedIpv4,
-  parseIpAddress,
-  parseIpRange,
-} from "./ip_range.ts";
+export { checkEndpointUrl, type CheckEndpointUrlOptions } from "./check_endpoint_url.ts";
+// IP and CIDR parsing and the metadata host check, also behind their own light door.
+export * from "./addresses/mod.ts";
 export type { PinnedRequest, RawResponse, Requester } from "./requester.ts";
 export { nodeRequest } from "./node_request.ts";
 export { pinAddress, type PinAddressOptions, type Resolve } from "./pin_address.ts";
