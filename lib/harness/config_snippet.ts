@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { ScopeSchema } from "./registry.ts";
+import { ScopeSchema } from "./scope.ts";
 
 /** A stdio MCP server entry in the standard JSON shape. */
 export const StdioMcpEntrySchema = z.looseObject({

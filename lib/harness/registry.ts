@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ObservalError } from "../core/mod.ts";
 import data from "../../harness_registry.json" with { type: "json" };
+import { ScopeSchema } from "./scope.ts";
 
 /** Every harness key, in canonical order (the order used by help text and validation). */
 export const HARNESS_KEYS = [
@@ -27,10 +28,7 @@ export const HarnessKeySchema = z.enum(HARNESS_KEYS);
 /** A harness key such as `claude-code`. */
 export type HarnessKey = z.infer<typeof HarnessKeySchema>;
 
-/** Where an agent is installed: the project directory or the user's home. */
-export const ScopeSchema = z.enum(["project", "user"]);
-/** Where an agent is installed: the project directory or the user's home. */
-export type Scope = z.infer<typeof ScopeSchema>;
+export { type Scope, ScopeSchema } from "./scope.ts";
 
 /** What a harness can take from an agent. */
 export const CapabilitySchema = z.enum(["skills", "hooks", "mcp_servers", "prompts"]);

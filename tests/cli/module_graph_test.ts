@@ -56,7 +56,7 @@ const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
 const RENDERERS = [
   /^node_modules\/yaml\//,
   /^node_modules\/smol-toml\//,
-  /^lib\/harness\/(?!facts\/|registry|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
+  /^lib\/harness\/(?!facts\/|registry|scope|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
 ];
 
 Deno.test("observal --version loads only the runtime seam and the version; the CLI after it", async () => {
@@ -162,7 +162,15 @@ Deno.test("the registry client reads cards through the card door: no task normal
     loaded(graph, [/^lib\/a2a\/(?!cards\/|card\.ts|interfaces\.ts|_card_error\.ts)/]),
     [],
   );
-  assert.deepEqual(loaded(graph, [/^lib\/harness\/(facts\/|headless|_headless|pi_trust)/]), []);
+  // The install response's scope is its own module: the harness registry and its JSON
+  // (facts about every harness) load only where a harness is looked up.
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/harness\/(facts\/|headless|_headless|pi_trust|registry\.ts)/,
+      /^harness_registry\.json$/,
+    ]),
+    [],
+  );
 });
 
 Deno.test("the embedded registry reads addresses without loading an HTTP client or resolver", async () => {
