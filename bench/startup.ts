@@ -4,8 +4,10 @@
  * the same run, and `delegate run` against a local @a2a-js/sdk agent beside the bare SDK
  * round trip. Every number is the median of several runs, taken in interleaved rounds so
  * that a busy moment of the machine spreads over all of them alike. A last section checks
- * that task-store operations stay flat from 100 to 100 000 tasks. Floor rows time the same
- * kinds of process with no observal code in them (bench/_floor.ts).
+ * that task-store operations stay flat from 100 to 100 000 tasks. "binary" rows run the
+ * bundle a compiled binary embeds (`compile.sh --bundle`) with `deno run --no-config`.
+ * Floor rows time the same kinds of process with no observal code in them
+ * (bench/_floor.ts).
  *
  * The 100k registry is the one bench/search.ts caches under tmp/bench-search/; without it
  * a smaller registry is generated here (and the report says so).
@@ -444,6 +446,32 @@ try {
     },
   ];
 
+  // The bundle a compiled binary embeds, run as the binary runs it (deno compile itself
+  // needs a runtime download this machine cannot make).
+  const binDir = join(ROOT, "tmp", "bench-binary");
+  execFileSync("bash", [join(ROOT, "compile.sh"), "--bundle", binDir], { cwd: ROOT, env: baseEnv });
+  const binary = (...args: string[]) => [
+    DENO,
+    "run",
+    "--no-config",
+    "-A",
+    join(binDir, "observal.mjs"),
+    ...args,
+  ];
+  const binary_: Measure[] = [
+    time("binary --version", binary("--version")),
+    time("binary delegate list (empty)", binary("delegate", "list"), homeEnv(empty)),
+    time(
+      "binary registry search (large)",
+      binary("registry", "search", search.query),
+      homeEnv(search.home),
+    ),
+    async () => ({
+      "binary MCP spawn→tools/list":
+        (await mcpHandshake(binary("delegate", "mcp"), homeEnv(empty))).tools,
+    }),
+  ];
+
   let node_: Measure[] = [];
   if (!values["no-npm"]) {
     const out = join(ROOT, "tmp", "bench-npm");
@@ -473,7 +501,7 @@ try {
     ];
   }
 
-  const results = await interleaved([...deno_, ...node_], RUNS);
+  const results = await interleaved([...deno_, ...binary_, ...node_], RUNS);
   store.close();
   const get = (k: string) => results.get(k)!;
   const base = get("deno eval ''");
@@ -505,6 +533,10 @@ try {
     `${((runMs - sdkMs) / base).toFixed(2)}× deno eval + SDK round trip`,
     runMs <= 4 * base + sdkMs ? "≤ 4× + SDK ok" : "> 4× + SDK MISSED",
   ]);
+  row("binary --version", base, "deno eval", 3);
+  row("binary delegate list (empty)", base, "deno eval", 3);
+  row("binary registry search (large)", base, "deno eval", 3);
+  row("binary MCP spawn→tools/list", base, "deno eval", 3);
   if (node_.length) {
     const nodeBase = get("node -e ''");
     row("node -e ''", nodeBase, "node -e");

@@ -1,0 +1,66 @@
+/**
+ * The bundle a compiled binary embeds (`compile.sh --bundle DIR`), run the way the binary
+ * runs it: `deno run --no-config` with the permissions compile.sh bakes in. The binary
+ * itself cannot be built here (deno compile downloads its runtime), so this is the closest
+ * check that its modules load and a delegation completes through them.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { VERSION } from "../../lib/core/version.ts";
+import { playground } from "../support/delegation.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The permissions compile.sh compiles in, read from the script itself. */
+function compiledPermissions(): string[] {
+  const line = readFileSync(join(root, "compile.sh"), "utf8").match(/^PERMS=\((.*)\)$/m);
+  assert.ok(line, "compile.sh has no PERMS=(...) line");
+  return line[1].split(/\s+/).filter(Boolean);
+}
+
+Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a delegation runs through it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "observal-bundle-"));
+  const pg = await playground({ behaviour: "complete" });
+  try {
+    const out = join(dir, "bundle");
+    execFileSync("bash", ["compile.sh", "--bundle", out], { cwd: root, stdio: "pipe" });
+    // Split at every dynamic import: a start loads the entry, not every command's code.
+    assert.ok(statSync(join(out, "observal.mjs")).size < 64 * 1024);
+    assert.ok(readdirSync(join(out, "chunks")).length >= 20);
+
+    const observal = async (args: string[]) => {
+      const r = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-config", ...compiledPermissions(), join(out, "observal.mjs"), ...args],
+        env: pg.env as Record<string, string>,
+        cwd: dir,
+      }).output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: r.code, stdout: text(r.stdout), stderr: text(r.stderr) };
+    };
+    const version = await observal(["--version"]);
+    assert.equal(version.code, 0, version.stderr);
+    assert.match(version.stdout, new RegExp(`^observal ${VERSION.replaceAll(".", "\\.")}\\b`));
+
+    // The worker is the bundle run again: it must load its own chunks and finish the task.
+    const run = await observal(["delegate", "run", pg.identifier, "from the bundle", "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    const task = JSON.parse(run.stdout);
+    assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(task.artifacts[0].parts[0].text, "echo:from the bundle");
+
+    const search = await observal(["registry", "search", "echo", "--json"]);
+    assert.equal(search.code, 0, search.stderr);
+    assert.ok(
+      JSON.parse(search.stdout).items.some((i: { identifier: string }) =>
+        i.identifier === pg.identifier
+      ),
+    );
+  } finally {
+    await pg.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
