@@ -449,7 +449,18 @@ try {
   // The bundle a compiled binary embeds, run as the binary runs it (deno compile itself
   // needs a runtime download this machine cannot make).
   const binDir = join(ROOT, "tmp", "bench-binary");
-  execFileSync("bash", [join(ROOT, "compile.sh"), "--bundle", binDir], { cwd: ROOT, env: baseEnv });
+  // A checkout from before `compile.sh --bundle` (measured with --root) has no such rows.
+  let hasBinary = true;
+  try {
+    execFileSync("bash", [join(ROOT, "compile.sh"), "--bundle", binDir], {
+      cwd: ROOT,
+      env: baseEnv,
+      stdio: "pipe",
+    });
+  } catch {
+    hasBinary = false;
+    console.log(`${ROOT}: compile.sh --bundle failed or is missing; no binary rows\n`);
+  }
   const binary = (...args: string[]) => [
     DENO,
     "run",
@@ -458,7 +469,7 @@ try {
     join(binDir, "observal.mjs"),
     ...args,
   ];
-  const binary_: Measure[] = [
+  const binary_: Measure[] = !hasBinary ? [] : [
     time("binary --version", binary("--version")),
     time("binary delegate list (empty)", binary("delegate", "list"), homeEnv(empty)),
     time(
@@ -533,10 +544,12 @@ try {
     `${((runMs - sdkMs) / base).toFixed(2)}× deno eval + SDK round trip`,
     runMs <= 4 * base + sdkMs ? "≤ 4× + SDK ok" : "> 4× + SDK MISSED",
   ]);
-  row("binary --version", base, "deno eval", 3);
-  row("binary delegate list (empty)", base, "deno eval", 3);
-  row("binary registry search (large)", base, "deno eval", 3);
-  row("binary MCP spawn→tools/list", base, "deno eval", 3);
+  if (hasBinary) {
+    row("binary --version", base, "deno eval", 3);
+    row("binary delegate list (empty)", base, "deno eval", 3);
+    row("binary registry search (large)", base, "deno eval", 3);
+    row("binary MCP spawn→tools/list", base, "deno eval", 3);
+  }
   if (node_.length) {
     const nodeBase = get("node -e ''");
     row("node -e ''", nodeBase, "node -e");
