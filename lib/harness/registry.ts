@@ -7,26 +7,13 @@
 import { z } from "zod";
 import { ObservalError } from "../core/mod.ts";
 import data from "../../harness_registry.json" with { type: "json" };
+import { HARNESS_KEYS, type HarnessKey, normalizeHarness } from "./keys.ts";
 import { ScopeSchema } from "./scope.ts";
 
-/** Every harness key, in canonical order (the order used by help text and validation). */
-export const HARNESS_KEYS = [
-  "cursor",
-  "kiro",
-  "claude-code",
-  "codex",
-  "copilot",
-  "copilot-cli",
-  "opencode",
-  "antigravity",
-  "goose",
-  "pi",
-] as const;
+export { HARNESS_KEYS, type HarnessKey, normalizeHarness } from "./keys.ts";
 
 /** A harness key such as `claude-code`. */
 export const HarnessKeySchema = z.enum(HARNESS_KEYS);
-/** A harness key such as `claude-code`. */
-export type HarnessKey = z.infer<typeof HarnessKeySchema>;
 
 export { type Scope, ScopeSchema } from "./scope.ts";
 
@@ -160,29 +147,6 @@ export function loadHarnessRegistry(): HarnessRegistry {
     );
   }
   return parsed.data;
-}
-
-/**
- * Turns a user-supplied harness name into its canonical key: trimmed, lower-cased and
- * with `_` read as `-` (so `Claude_Code` is `claude-code`).
- *
- * @param name the name as typed
- * @returns the canonical harness key
- * @throws {ObservalError} INVALID_ARGUMENT naming the valid keys when the name is unknown
- *
- * @example
- * ```ts
- * normalizeHarness("claude_code"); // "claude-code"
- * ```
- */
-export function normalizeHarness(name: string): HarnessKey {
-  const key = String(name).trim().toLowerCase().replaceAll("_", "-");
-  const parsed = HarnessKeySchema.safeParse(key);
-  if (parsed.success) return parsed.data;
-  throw new ObservalError("INVALID_ARGUMENT", `Unknown harness "${name}"`, {
-    remediation: `Use one of: ${HARNESS_KEYS.join(", ")}`,
-    resource: String(name),
-  });
 }
 
 /**

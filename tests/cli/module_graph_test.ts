@@ -56,7 +56,7 @@ const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
 const RENDERERS = [
   /^node_modules\/yaml\//,
   /^node_modules\/smol-toml\//,
-  /^lib\/harness\/(?!facts\/|registry|scope|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
+  /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
 ];
 
 Deno.test("observal --version loads only the runtime seam and the version; the CLI after it", async () => {
@@ -226,4 +226,16 @@ Deno.test("registry search asks which harnesses run here without loading the del
   );
   const search = await Deno.readTextFile(`${ROOT}lib/cli/registry/search.ts`);
   assert.doesNotMatch(search, /delegation\/mod\.ts/);
+});
+
+Deno.test("registry search checks --harness by its keys and loads the harness facts only for registry Agents", async () => {
+  const graph = await staticGraph("lib/cli/registry/search.ts");
+  assert.ok(graph.has("lib/harness/keys.ts"));
+  assert.deepEqual(
+    loaded(graph, [
+      /^lib\/harness\/(facts\/|registry\.ts|headless|_headless|pi_trust)/,
+      /^harness_registry\.json$/,
+    ]),
+    [],
+  );
 });

@@ -1,5 +1,5 @@
 /** `--harness`, read the same way by every command that takes it. */
-import { HARNESS_KEYS, type HarnessKey, normalizeHarness } from "../../harness/facts/mod.ts";
+import { HARNESS_KEYS, type HarnessKey, normalizeHarness } from "../../harness/keys/mod.ts";
 import { choice, type Invocation } from "../command.ts";
 
 /**
