@@ -61,15 +61,17 @@ Deno.test("terminateGroup() stops the leader and the processes it started", asyn
   // reaches it.
   const child = sleeper(dir, "sleep 60 & echo $! > grandchild.pid; wait");
   try {
+    // Up to 10 s: a loaded machine (the whole suite runs in parallel) can take seconds to
+    // start the shell, and the file may be read between its creation and its write.
     let grandchild = 0;
-    for (let i = 0; i < 100 && !grandchild; i++) {
+    for (let i = 0; i < 500 && !(grandchild > 0); i++) {
       try {
         grandchild = Number(Deno.readTextFileSync(join(dir, "grandchild.pid")).trim());
-      } catch {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      } catch { /* not written yet */ }
+      if (!(grandchild > 0)) await new Promise((r) => setTimeout(r, 20));
     }
-    assert.ok(pidExists(grandchild));
+    assert.ok(grandchild > 0, "the shell never wrote its background job's pid");
+    assert.ok(pidExists(grandchild), `the grandchild ${grandchild} is not running`);
     await terminateGroup(child.pid, { clock: systemClock, graceMs: 2000, exited: child.exited });
     await child.exited;
     for (let i = 0; i < 100 && pidExists(grandchild); i++) {
