@@ -3,7 +3,6 @@
  * definitions): equal values always hash the same, whatever their key order.
  * @module
  */
-import { createHash } from "node:crypto";
 
 /**
  * Serialises a JSON value canonically: object keys sorted by UTF-16 code units at every
@@ -56,5 +55,7 @@ export function canonicalJson(value: unknown): string {
  * @returns For example `"sha256:9f86d0…"`.
  */
 export function jsonDigest(value: unknown): string {
+  // node:crypto loads on the first digest, not with core: most commands take none.
+  const { createHash } = globalThis.process.getBuiltinModule("node:crypto");
   return `sha256:${createHash("sha256").update(canonicalJson(value), "utf8").digest("hex")}`;
 }

@@ -13,8 +13,14 @@ interface InfoModule {
   dependencies?: Array<{ code?: { specifier?: string }; isDynamic?: boolean }>;
 }
 
-/** Paths (relative to the repository) of every module `entry` loads before it runs. */
-async function staticGraph(entry: string): Promise<Set<string>> {
+/**
+ * Paths (relative to the repository) of every module `entry` loads before it runs; with
+ * `builtins`, the `node:` built-ins it loads as well.
+ */
+async function staticGraph(
+  entry: string,
+  options: { builtins?: boolean } = {},
+): Promise<Set<string>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -40,7 +46,9 @@ async function staticGraph(entry: string): Promise<Set<string>> {
   }
   const root = new URL(`file://${ROOT}`).href;
   return new Set(
-    [...seen].filter((s) => s.startsWith(root)).map((s) => s.slice(root.length)),
+    [...seen]
+      .filter((s) => s.startsWith(root) || (options.builtins && s.startsWith("node:")))
+      .map((s) => s.startsWith(root) ? s.slice(root.length) : s),
   );
 }
 
@@ -62,6 +70,12 @@ const RENDERERS = [
 Deno.test("observal --version loads only the runtime seam and the version; the CLI after it", async () => {
   const graph = await staticGraph("main.ts");
   assert.deepEqual([...graph].sort(), ["lib/core/runtime.ts", "lib/core/version.ts", "main.ts"]);
+});
+
+Deno.test("core loads node:os and node:crypto only when a home or a digest needs them", async () => {
+  const graph = await staticGraph("lib/cli/mod.ts", { builtins: true });
+  assert.ok(graph.has("node:process"));
+  assert.deepEqual(loaded(graph, [/^node:(os|crypto)$/]), []);
 });
 
 Deno.test("help loads only the command table, core and zod", async () => {
