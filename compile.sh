@@ -35,6 +35,12 @@ split_bundle() { # DIR
 }
 if [[ ${1:-} == --bundle ]]; then
   [[ -n ${2:-} ]] || { echo "usage: ./compile.sh --bundle DIR" >&2; exit 2; }
+  # DIR is replaced, so it must be empty, missing or an earlier bundle: never a folder of
+  # someone's files.
+  if [[ -e $2 && ! ( -d $2 && ( -f $2/$NAME.mjs || -z $(ls -A "$2") ) ) ]]; then
+    echo "compile.sh: $2 exists and is not a bundle; give a new or empty folder" >&2
+    exit 2
+  fi
   rm -rf "$2" && split_bundle "$2"
   exit 0
 fi

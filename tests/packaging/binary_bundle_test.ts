@@ -6,7 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,6 +70,26 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a del
     );
   } finally {
     await pg.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("compile.sh --bundle refuses a folder that holds anything but a bundle, and leaves it as it was", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "observal-bundle-"));
+  try {
+    const mine = join(dir, "mine");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "notes.txt"), "keep me");
+    const out = await new Deno.Command("bash", {
+      args: ["compile.sh", "--bundle", mine],
+      cwd: root,
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 2);
+    assert.match(new TextDecoder().decode(out.stderr), /is not a bundle/);
+    assert.equal(readFileSync(join(mine, "notes.txt"), "utf8"), "keep me");
+    assert.equal(existsSync(join(mine, "observal.mjs")), false);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
