@@ -11,6 +11,8 @@
 #                                        DIR/chunks/ (run it with deno run --no-config, as the
 #                                        binary runs it)
 set -euo pipefail
+# --bundle DIR is where the caller stands, not in the repository this script moves to.
+if [[ ${1:-} == --bundle && -n ${2:-} && ${2:-} != /* ]]; then set -- "$1" "$PWD/$2"; fi
 cd "$(dirname "$0")"
 # Errors are for people: no Rust backtrace after deno's own message.
 export RUST_BACKTRACE=0
