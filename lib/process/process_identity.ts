@@ -24,6 +24,24 @@ export interface IdentityOptions {
   platform?: NodeJS.Platform;
 }
 
+/** Options for {@linkcode processCommandLine}. */
+export interface CommandLineOptions extends IdentityOptions {
+  /** Reads a file under /proc; undefined when it cannot. Tests pass their own. */
+  readProc?: (path: string) => string | undefined;
+  /** Blocks for this many ms between reads of a command line that is not there yet. */
+  pause?: (ms: number) => void;
+}
+
+/**
+ * How long to keep reading an empty command line, in ms per try. Linux shows one for an
+ * instant while a process is inside execve: its parent already runs again (so a launcher
+ * can ask at once) but the new arguments are not mapped yet. About a second in all.
+ */
+const EXEC_WINDOW_PAUSES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/** A kernel thread's flag in /proc/PID/stat (field 9); such a process has no command line. */
+const PF_KTHREAD = 0x00200000;
+
 /**
  * Whether a process with this pid is running (a signal-0 probe; no permission counts as
  * yes). A zombie, which has exited and only waits for its parent, does not count.
@@ -179,11 +197,40 @@ function isInside(path: string, dir: string): boolean {
  */
 export function processCommandLine(
   pid: number,
-  options: IdentityOptions = {},
+  options: CommandLineOptions = {},
 ): string | undefined {
   if (!pidExists(pid)) return undefined;
   const platform = options.platform ?? process.platform;
-  if (platform === "linux") return readProc(`/proc/${pid}/cmdline`)?.replaceAll("\0", " ");
+  if (platform === "linux") return linuxCommandLine(pid, options);
   if (platform === "darwin") return run("ps", ["-o", "command=", "-p", String(pid)])?.trim();
   return undefined;
+}
+
+/**
+ * An empty command line is final only for a kernel thread. Any other process shows one
+ * only while inside execve, so it is read again until it is there; if it never comes,
+ * nothing can be concluded (a live worker must not be taken for a dead one).
+ */
+function linuxCommandLine(pid: number, options: CommandLineOptions): string | undefined {
+  const read = options.readProc ?? readProc;
+  const pause = options.pause ?? pauseSync;
+  for (const ms of [...EXEC_WINDOW_PAUSES, undefined]) {
+    const line = read(`/proc/${pid}/cmdline`);
+    if (line === undefined) return undefined;
+    if (line !== "") return line.replaceAll("\0", " ");
+    const stat = read(`/proc/${pid}/stat`);
+    if (stat === undefined) return undefined; // Reaped meanwhile, or unreadable.
+    // Fields after the command name, which is in parentheses and may hold either.
+    const [state, , , , , , flags] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // A zombie has exited; a kernel thread never had arguments.
+    if (state === "Z" || Number(flags) & PF_KTHREAD) return "";
+    if (ms === undefined) return undefined;
+    pause(ms);
+  }
+  return undefined;
+}
+
+/** Blocks the thread: callers of {@linkcode processCommandLine} expect an answer, not a promise. */
+function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

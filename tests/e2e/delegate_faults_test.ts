@@ -89,7 +89,10 @@ Deno.test("20 concurrent delegations on one store all settle, none lost", async 
     );
     assert.equal(new Set(tasks.map((t) => t.id)).size, 20);
     for (const t of tasks) {
-      assert.equal(t.status.state, "TASK_STATE_COMPLETED", JSON.stringify(t.status));
+      // A failure names the worker's log; its text is what tells why.
+      const log = t.metadata?.observal?.logPath;
+      const why = typeof log === "string" ? readFileSync(log, "utf8").slice(-4000) : "";
+      assert.equal(t.status.state, "TASK_STATE_COMPLETED", `${JSON.stringify(t.status)}\n${why}`);
     }
     const listed = store.list({ limit: 200 });
     assert.equal(listed.total, 20);

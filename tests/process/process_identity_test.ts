@@ -8,6 +8,7 @@ import { systemClock } from "../../lib/core/mod.ts";
 import {
   matchProcess,
   pidExists,
+  processCommandLine,
   processIdentity,
   signalGroup,
   terminateGroup,
@@ -53,6 +54,63 @@ Deno.test("matchProcess() proves a child by start time and cwd, and refuses a re
     rmSync(other, { recursive: true, force: true });
   }
   assert.equal(matchProcess(child.pid, "linux:x:1", dir), "gone");
+});
+
+Deno.test("processCommandLine() of a real process names its arguments", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "observal-proc-"));
+  const child = sleeper(dir, "sleep 60; : marker-41");
+  try {
+    assert.match(processCommandLine(child.pid) ?? "", /marker-41/);
+  } finally {
+    signalGroup(child.pid, "SIGKILL");
+    await child.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(processCommandLine(child.pid), undefined);
+});
+
+/** /proc as a process inside execve shows it: no command line for `empty` reads. */
+function procDuringExec(empty: number, stat = "7 (deno) R 1 7 7 0 -1 4194560 43 0") {
+  const reads: string[] = [];
+  const pauses: number[] = [];
+  let left = empty;
+  const options = {
+    platform: "linux" as const,
+    readProc: (path: string) => {
+      reads.push(path);
+      if (path.endsWith("/stat")) return stat;
+      return left-- > 0 ? "" : "deno\0run\0main.ts\0delegate\0worker\0t-1\0";
+    },
+    pause: (ms: number) => void pauses.push(ms),
+  };
+  return { options, reads, pauses };
+}
+
+Deno.test("processCommandLine() reads again while a process is inside execve", () => {
+  // Linux wakes the parent of an exec before the child's new arguments are mapped; a
+  // launcher asking at once saw an empty line and took its live worker for a dead one.
+  const { options, pauses } = procDuringExec(3);
+  assert.equal(processCommandLine(process.pid, options), "deno run main.ts delegate worker t-1 ");
+  assert.deepEqual(pauses, [1, 2, 4]);
+});
+
+Deno.test("processCommandLine() concludes nothing from a line that stays empty", () => {
+  const { options, pauses } = procDuringExec(Infinity);
+  assert.equal(processCommandLine(process.pid, options), undefined);
+  const waited = pauses.reduce((a, b) => a + b, 0);
+  assert.ok(waited >= 500 && waited <= 2000, `waited ${waited} ms`);
+});
+
+Deno.test("processCommandLine() takes an empty line at once from a kernel thread or a zombie", () => {
+  // Field 9 of a kernel thread has PF_KTHREAD (0x00200000); a zombie's state is Z. A
+  // command name may hold ") ", so fields count from the last parenthesis.
+  for (
+    const stat of ["9 (kworker/0:1) I 2 0 0 0 -1 2129984 0 0", "9 (a) b) Z 1 9 9 0 -1 4194560 0"]
+  ) {
+    const { options, pauses } = procDuringExec(Infinity, stat);
+    assert.equal(processCommandLine(process.pid, options), "", stat);
+    assert.deepEqual(pauses, [], stat);
+  }
 });
 
 Deno.test("terminateGroup() stops the leader and the processes it started", async () => {
