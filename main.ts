@@ -8,46 +8,20 @@
  */
 import { programArgs } from "./lib/core/runtime.ts";
 import { isVersionRequest, versionText } from "./lib/core/version.ts";
-import type { Writer } from "./lib/core/mod.ts";
-
-/**
- * A writer for one of the process's streams that goes quiet once its reader has gone
- * (`observal delegate list | head -1`): the broken pipe ends the output, not the command,
- * and no stack trace is printed.
- */
-function quietOnClose(stream: NodeJS.WriteStream): Writer {
-  let closed = false;
-  stream.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") closed = true;
-    else throw err;
-  });
-  return {
-    write(text) {
-      if (closed) return;
-      try {
-        stream.write(text);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
-        closed = true;
-      }
-    },
-  };
-}
+import { hostStream, setExitCode } from "./lib/core/host.ts";
 
 /** Runs the CLI on argv; resolves to the exit code. */
 async function main(argv: string[]): Promise<number> {
-  const [{ default: process }, { z }, { createContext }, { escapeControls, runCli }] = await Promise
-    .all([
-      import("node:process"),
-      import("zod"),
-      import("./lib/core/mod.ts"),
-      import("./lib/cli/mod.ts"),
-    ]);
+  const [{ z }, { createContext }, { escapeControls, runCli }] = await Promise.all([
+    import("zod"),
+    import("./lib/core/mod.ts"),
+    import("./lib/cli/mod.ts"),
+  ]);
   // zod compiles a parser for each object schema on its first parse. A command parses most
   // schemas once, so compiling costs more than it saves: reading 20 stored tasks the first
   // time takes 3 ms instead of 6, and a pinned card 7 ms instead of 8-15.
   z.config({ jitless: true });
-  const io = { stdout: quietOnClose(process.stdout), stderr: quietOnClose(process.stderr) };
+  const io = { stdout: hostStream("stdout"), stderr: hostStream("stderr") };
   try {
     return await runCli(argv, createContext({ io }));
   } catch (err) {
@@ -64,10 +38,10 @@ if (import.meta.main) {
   } else {
     // No top-level await, so the same bundle can also be a CommonJS entry.
     main(argv).then(
-      (code) => (globalThis.process.exitCode = code),
+      (code) => setExitCode(code),
       (err) => {
         console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-        globalThis.process.exitCode = 1;
+        setExitCode(1);
       },
     );
   }

@@ -2,10 +2,10 @@
  * The user's client configuration: which Observal server to talk to, if any.
  * @module
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Context } from "./context.ts";
+import { readText } from "./host.ts";
 import { ObservalError } from "./errors.ts";
 
 /**
@@ -36,7 +36,7 @@ export function readConfig(ctx: Pick<Context, "home">): Config {
   const path = join(ctx.home, "config.json");
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readText(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ObservalError("INVALID_ARGUMENT", `Cannot read ${path}`, { cause: err });

@@ -5,8 +5,8 @@
  * @module
  */
 import { join, resolve } from "node:path";
-import process from "node:process";
 import { type Clock, systemClock } from "./clock.ts";
+import { hostCwd, hostEnv, hostStream, stdoutIsTerminal } from "./host.ts";
 
 /** A sink for text output. */
 export interface Writer {
@@ -49,10 +49,10 @@ export interface ContextOptions {
 
 /** Builds a Context from the process, with any part replaced. */
 export function createContext(options: ContextOptions = {}): Context {
-  const env = options.env ?? { ...process.env };
-  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? hostEnv();
+  const cwd = options.cwd ?? hostCwd();
   const home = options.home ?? observalHome(env, cwd);
-  const isTTY = options.io?.isTTY ?? Boolean(process.stdout.isTTY);
+  const isTTY = options.io?.isTTY ?? stdoutIsTerminal();
   return {
     home,
     env,
@@ -60,8 +60,8 @@ export function createContext(options: ContextOptions = {}): Context {
     clock: options.clock ?? systemClock,
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     io: {
-      stdout: options.io?.stdout ?? { write: (t) => void process.stdout.write(t) },
-      stderr: options.io?.stderr ?? { write: (t) => void process.stderr.write(t) },
+      stdout: options.io?.stdout ?? hostStream("stdout"),
+      stderr: options.io?.stderr ?? hostStream("stderr"),
       isTTY,
       color: options.io?.color ?? (isTTY && !env.NO_COLOR),
     },
@@ -73,5 +73,5 @@ export function observalHome(env: Env, cwd: string): string {
   const set = env.OBSERVAL_HOME?.trim();
   if (set) return resolve(cwd, set);
   // node:os loads only without HOME (as on Windows): under Deno it costs every start ~4 ms.
-  return join(env.HOME || process.getBuiltinModule("node:os").homedir(), ".observal");
+  return join(env.HOME || globalThis.process.getBuiltinModule("node:os").homedir(), ".observal");
 }

@@ -3,9 +3,9 @@
  * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
  * @module
  */
-import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { makeDir, pathExists } from "../core/host.ts";
 
 export type { DatabaseSync };
 
@@ -22,9 +22,7 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   // Created private: the folder holds API key hashes, task logs and patches.
   // Only a new database needs its folder: a permission-fenced worker may open an existing
   // file without being allowed to write the folder that holds it.
-  if (path !== ":memory:" && !existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  }
+  if (path !== ":memory:" && !pathExists(path)) makeDir(dirname(path), 0o700);
   const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");

@@ -3,9 +3,9 @@
  * database or WAL names the file and the recovery command; a full disk says so.
  * @module
  */
-import { closeSync, openSync, readSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { ObservalError } from "../core/mod.ts";
+import { nodeFs, readHead } from "../core/host.ts";
 
 /** The command that rebuilds a damaged store from what can still be read. */
 export const RECOVER_COMMAND = "observal delegate recover";
@@ -79,7 +79,7 @@ export function storeFault(err: unknown, file: string): ObservalError | undefine
 /** Whether the disk holding `dir` has less than 64 KiB left (false when it cannot tell). */
 function nearlyFull(dir: string): boolean {
   try {
-    const fs = statfsSync(dir);
+    const fs = nodeFs().statfsSync(dir);
     return Number(fs.bavail) * Number(fs.bsize) < 64 * 1024;
   } catch {
     return false;
@@ -98,21 +98,10 @@ const WAL_VERSION = 3007000;
  * @returns undefined when the log is fine, else what is wrong with it
  */
 export function walHeaderProblem(walPath: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(walPath, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    const head = new Uint8Array(8);
-    const n = readSync(fd, head, 0, 8, 0);
-    if (n < 8) return undefined;
-    const view = new DataView(head.buffer);
-    if (!WAL_MAGIC.has(view.getUint32(0))) return "its write-ahead log has no valid header";
-    if (view.getUint32(4) !== WAL_VERSION) return "its write-ahead log has an unknown version";
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const head = readHead(walPath, 8);
+  if (head === undefined || head.length < 8) return undefined;
+  const view = new DataView(head.buffer, head.byteOffset, 8);
+  if (!WAL_MAGIC.has(view.getUint32(0))) return "its write-ahead log has no valid header";
+  if (view.getUint32(4) !== WAL_VERSION) return "its write-ahead log has an unknown version";
+  return undefined;
 }

@@ -4,24 +4,11 @@
  * the damaged files are moved aside (`tasks.db.damaged-<timestamp>`), never deleted.
  * @module
  */
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { nodeFs } from "../core/host.ts";
 import { openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import { walHeaderProblem } from "./_store_faults.ts";
@@ -100,6 +87,8 @@ const PROBE_SLACK = 256;
  * ```
  */
 export function recoverTaskStore(options: TaskStoreOptions): RecoveryReport {
+  const { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, renameSync, rmSync } =
+    nodeFs();
   const root = join(options.home, "delegations");
   const path = join(root, "tasks.db");
   const report: RecoveryReport = { path, state: "missing", kept: 0, lost: 0, movedAside: [] };
@@ -179,6 +168,7 @@ const SQLITE_MAGIC = "SQLite format 3\0";
  * pages that are still there can be read.
  */
 function trustFileSize(file: string): void {
+  const { closeSync, openSync, readSync, statSync, truncateSync, writeSync } = nodeFs();
   const fd = openSync(file, "r+");
   try {
     const header = new Uint8Array(100);
@@ -294,6 +284,7 @@ function collect(db: DatabaseSync, sql: string, out: Readout): void {
 
 /** Folders named by a task id: each belonged to a task. */
 function taskFolders(root: string): string[] {
+  const { readdirSync } = nodeFs();
   try {
     return readdirSync(root, { withFileTypes: true })
       .filter((e) => e.isDirectory() && isTaskId(e.name))
@@ -350,6 +341,7 @@ function writeFresh(file: string, rows: RecoveredRow[], now: string): void {
 
 /** Moves the database and its log and shared-memory files aside; returns the new paths. */
 function moveAside(path: string, when: string): string[] {
+  const { existsSync, renameSync } = nodeFs();
   let aside = `${path}.damaged-${when}`;
   for (let n = 2; existsSync(aside); n++) aside = `${path}.damaged-${when}-${n}`;
   const moved: string[] = [];

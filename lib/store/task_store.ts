@@ -3,7 +3,6 @@
  * the MCP server, plus a folder per task for blobs (logs, patches).
  * @module
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -16,6 +15,7 @@ import {
   TaskStateSchema,
 } from "../a2a/tasks/mod.ts";
 import { type Clock, ObservalError } from "../core/mod.ts";
+import { makeDir, nodeFs, pathExists } from "../core/host.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import * as Q from "./_queries.ts";
@@ -160,7 +160,7 @@ export class TaskStore {
     try {
       // Task folders hold logs and patches of private code: owner only.
       // Made with the database; a fenced worker may open the file but not write the folder.
-      if (!existsSync(path)) mkdirSync(this.root, { recursive: true, mode: 0o700 });
+      if (!pathExists(path)) makeDir(this.root, 0o700);
       this.#db = openDatabase(path, { migrations: MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS });
     } catch (cause) {
       const fault = storeFault(cause, path);
@@ -471,7 +471,7 @@ export class TaskStore {
       });
     }
     const dir = join(this.root, id);
-    if (options.create) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (options.create) makeDir(dir, 0o700);
     return dir;
   }
 
@@ -484,7 +484,7 @@ export class TaskStore {
   logs(id: string): Array<TaskLogName & { path: string }> {
     const dir = this.taskDir(id);
     return TASK_LOGS.map((log) => ({ ...log, path: join(dir, log.file) }))
-      .filter((log) => existsSync(log.path));
+      .filter((log) => pathExists(log.path));
   }
 
   /**
@@ -633,6 +633,7 @@ export class TaskStore {
     );
     // Folders go after the rows commit: a crash in between leaves a stray folder, never a
     // row whose logs are gone. The orphan sweep below removes such strays later.
+    const { readdirSync, rmSync, statSync } = nodeFs();
     for (const { id } of rows) {
       if (isTaskId(id)) rmSync(join(this.root, id), { recursive: true, force: true });
     }

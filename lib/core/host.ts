@@ -1,0 +1,183 @@
+/**
+ * What every command touches of its process (environment, working folder, standard
+ * streams, a few file calls) without loading Deno's Node layer.
+ *
+ * Under Deno the first import of a `node:` built-in loads its part of that layer: node:fs
+ * costs about 30 ms and node:process about 19 ms, each more than `deno eval ''` takes in
+ * all. Deno's own API costs nothing to load, so under Deno these use it; under Node they
+ * are Node's own. Code off the hot paths keeps importing `node:` built-ins directly; code
+ * on them takes the rarely needed ones from {@linkcode nodeFs}, which loads on first call.
+ * @module
+ */
+import type * as NodeFs from "node:fs";
+
+/** The part of Deno's API used here (lib/ is type-checked without Deno's types too). */
+interface DenoHost {
+  env: { toObject(): Record<string, string> };
+  cwd(): string;
+  build: { os: string };
+  stdout: DenoStream;
+  stderr: DenoStream;
+  statSync(path: string): unknown;
+  readTextFileSync(path: string): string;
+  mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
+  openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
+  errors: { BrokenPipe: new () => Error };
+  exitCode: number;
+}
+
+interface DenoStream {
+  writeSync(bytes: Uint8Array): number;
+  isTerminal(): boolean;
+}
+
+// deno-lint-ignore no-explicit-any
+const deno = (globalThis as any).Deno as DenoHost | undefined;
+
+/** A standard stream that goes quiet once its reader has gone. */
+export interface HostStream {
+  write(text: string): void;
+  readonly isTTY: boolean;
+}
+
+/** The process's environment, as a copy. */
+export function hostEnv(): Record<string, string | undefined> {
+  return deno ? deno.env.toObject() : { ...globalThis.process.env };
+}
+
+/** The process's working folder. */
+export function hostCwd(): string {
+  return deno ? deno.cwd() : globalThis.process.cwd();
+}
+
+/** The OS, named as Node names it (`linux`, `darwin`, `win32`, ...). */
+export function hostPlatform(): NodeJS.Platform {
+  if (!deno) return globalThis.process.platform;
+  return (deno.build.os === "windows" ? "win32" : deno.build.os) as NodeJS.Platform;
+}
+
+/**
+ * The process's stdout or stderr. A broken pipe (`observal delegate list | head -1`) ends
+ * the output, not the command, and prints no stack trace. Under Deno a write is complete
+ * when it returns, so nothing is lost when the process exits right after.
+ */
+export function hostStream(name: "stdout" | "stderr"): HostStream {
+  return deno ? denoStream(deno, name) : nodeStream(globalThis.process[name]);
+}
+
+/** The code the process exits with once nothing is left to run. */
+export function setExitCode(code: number): void {
+  if (deno) deno.exitCode = code;
+  else globalThis.process.exitCode = code;
+}
+
+/** Whether stdout is a terminal. */
+export function stdoutIsTerminal(): boolean {
+  return deno ? deno.stdout.isTerminal() : Boolean(globalThis.process.stdout.isTTY);
+}
+
+function denoStream(d: DenoHost, name: "stdout" | "stderr"): HostStream {
+  const stream = d[name];
+  const encoder = new TextEncoder();
+  let closed = false;
+  return {
+    get isTTY() {
+      return stream.isTerminal();
+    },
+    write(text) {
+      if (closed) return;
+      let bytes = encoder.encode(text);
+      try {
+        while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+      } catch (err) {
+        if (!(err instanceof d.errors.BrokenPipe)) throw err;
+        closed = true;
+      }
+    },
+  };
+}
+
+function nodeStream(stream: NodeJS.WriteStream): HostStream {
+  let closed = false;
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE" || err.code === "ERR_STREAM_DESTROYED") closed = true;
+    else throw err;
+  });
+  return {
+    isTTY: Boolean(stream.isTTY),
+    write(text) {
+      if (closed) return;
+      try {
+        stream.write(text);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+        closed = true;
+      }
+    },
+  };
+}
+
+/** node:fs, loaded on the first call (under Deno, with its part of the Node layer). */
+export function nodeFs(): typeof NodeFs {
+  return globalThis.process.getBuiltinModule("node:fs");
+}
+
+/** Whether something is at `path` (following links), as node:fs `existsSync` says. */
+export function pathExists(path: string): boolean {
+  if (!deno) return nodeFs().existsSync(path);
+  try {
+    deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A UTF-8 file's text. Errors carry Node's `code` (`ENOENT`, ...) under either runtime.
+ */
+export function readText(path: string): string {
+  return deno ? deno.readTextFileSync(path) : nodeFs().readFileSync(path, "utf8");
+}
+
+/**
+ * Up to `length` bytes from the start of a file (fewer for a shorter file), or undefined
+ * when it cannot be opened.
+ */
+export function readHead(path: string, length: number): Uint8Array | undefined {
+  const head = new Uint8Array(length);
+  let got = 0;
+  if (deno) {
+    let file;
+    try {
+      file = deno.openSync(path);
+    } catch {
+      return undefined;
+    }
+    try {
+      for (let n; got < length && (n = file.readSync(head.subarray(got))); got += n);
+    } finally {
+      file.close();
+    }
+    return head.subarray(0, got);
+  }
+  const { openSync, readSync, closeSync } = nodeFs();
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    for (let n; got < length && (n = readSync(fd, head, got, length - got, got)); got += n);
+  } finally {
+    closeSync(fd);
+  }
+  return head.subarray(0, got);
+}
+
+/** Creates a folder and any missing parents, with `mode` (before the umask). */
+export function makeDir(path: string, mode: number): void {
+  if (deno) deno.mkdirSync(path, { recursive: true, mode });
+  else nodeFs().mkdirSync(path, { recursive: true, mode });
+}
