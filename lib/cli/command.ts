@@ -1,14 +1,14 @@
 /**
- * A small command tree on `node:util` parseArgs: each command declares its flags and
+ * A small command tree: each command declares its flags and
  * positionals once, and help text, validation and `--json` come from that declaration.
  * The tree names each command's module ({@linkcode lazy}); the module is imported only
  * when its command runs or shows its own help, so a command loads what it uses and no more.
  * @module
  */
-import { parseArgs } from "node:util";
 import type { Context } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { printBlock } from "./output.ts";
+import { FlagError, type ParsedFlags, parseFlags } from "./parse_flags.ts";
 
 /** One flag of a command. */
 export interface Flag {
@@ -180,36 +180,26 @@ function unknownCommand(
 }
 
 /**
- * Refuses flags a command does not declare before parsing, so the message is ours: the
- * flag as typed and, when one is close, the declared flag it was probably meant to be.
+ * Reads the command's flags; a usage error names the flag as typed and, for an undeclared
+ * one that is close to a declared flag, the flag it was probably meant to be.
  */
-function checkFlags(argv: string[], declared: Record<string, Flag>, names: string[]): void {
-  const { tokens } = parseArgs({
-    args: argv,
-    options: parseOptions(declared),
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
-  for (const token of tokens) {
-    if (token.kind !== "option" || Object.hasOwn(declared, token.name)) continue;
-    const near = token.rawName.startsWith("--")
-      ? closest(token.name, Object.keys(declared))
+function readFlags(argv: string[], declared: Record<string, Flag>, names: string[]): ParsedFlags {
+  try {
+    return parseFlags(argv, declared);
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    const help = `Run \`${names.join(" ")} --help\``;
+    const near = err.unknown?.startsWith("--")
+      ? closest(err.unknown.slice(2), Object.keys(declared))
       : undefined;
-    const help = `Run \`${names.join(" ")} --help\` for its flags`;
-    throw new ObservalError("USAGE", `Unknown flag "${token.rawName}"`, {
-      remediation: near ? `Did you mean --${near}? ${help}` : help,
+    throw new ObservalError("USAGE", err.message, {
+      remediation: near
+        ? `Did you mean --${near}? ${help} for its flags`
+        : err.unknown
+        ? `${help} for its flags`
+        : help,
     });
   }
-}
-
-function parseOptions(declared: Record<string, Flag>) {
-  return Object.fromEntries(
-    Object.entries(declared).map(([name, f]) => [
-      name,
-      { type: f.type, multiple: f.multiple ?? false, ...(f.short ? { short: f.short } : {}) },
-    ]),
-  );
 }
 
 /**
@@ -282,20 +272,7 @@ export async function dispatch(
     printBlock(ctx, commandHelp(command, names));
     return 0;
   }
-  checkFlags(argv.slice(i), declared, names);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv.slice(i),
-      options: parseOptions(declared),
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new ObservalError("USAGE", (err as Error).message.split("\n")[0], {
-      remediation: `Run \`${names.join(" ")} --help\``,
-    });
-  }
+  const parsed = readFlags(argv.slice(i), declared, names);
   const specs = command.args ?? [];
   const positionals = parsed.positionals;
   const required = specs.filter((a) => !a.endsWith("?")).length;
@@ -316,9 +293,7 @@ export async function dispatch(
   });
   const flags: Invocation["flags"] = {};
   for (const [name, f] of Object.entries(declared)) {
-    flags[name] =
-      (parsed.values as Record<string, string | boolean | string[] | undefined>)[name] ??
-        f.default;
+    flags[name] = parsed.values[name] ?? f.default;
   }
   const code = await command.run(
     { args, rest: positionals.slice(specs.length), flags, json: Boolean(parsed.values.json) },
