@@ -3,7 +3,6 @@
  * imports, and rendered per harness by the install endpoint.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   type AgentDefinition,
@@ -127,7 +126,7 @@ export function publishAgent(
     if (existing && existing.owner_id !== viewer.userId && viewer.role !== "admin") {
       throw new ObservalError("ALREADY_EXISTS", `${namespace}/${def.name} belongs to someone else`);
     }
-    const id = existing?.id ?? randomUUID();
+    const id = existing?.id ?? crypto.randomUUID();
     if (
       existing && db.prepare("SELECT 1 FROM agent_versions WHERE agent_id = ? AND version = ?")
         .get(id, def.version)

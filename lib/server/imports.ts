@@ -3,7 +3,6 @@
  * interface and the digest, and let a reviewer approve exactly the card they looked at.
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   A2A_AGENT_CARD_MEDIA_TYPE,
@@ -132,7 +131,7 @@ export async function importCard(
     const existing = loadEntryBySourceUrl(db, cardUrl);
     let ownerId = viewer.userId;
     let lifecycle: EntryRow["lifecycle"] = "pending";
-    let id: string = randomUUID();
+    let id: string = crypto.randomUUID();
     let created = true;
     if (existing) {
       created = false;
