@@ -5,11 +5,11 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import process from "node:process";
 import { z } from "zod";
 import type { Part, Task } from "../a2a/mod.ts";
 import type { Clock, Writer } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { hostStream } from "../core/host.ts";
 import type { Caller, DelegationService } from "../delegation/mod.ts";
 import { cancelTaskInput, delegateInput, findAgentsInput, getTaskInput } from "./_inputs.ts";
 import { toolResult } from "./_tool_result.ts";
@@ -45,7 +45,7 @@ export interface AgentsServerCommon {
   clock: Clock;
   /** Reported as the server's version. */
   version: string;
-  /** Where unexpected failures are logged. @default process.stderr */
+  /** Where unexpected failures are logged. @default the process's stderr */
   stderr?: Writer;
 }
 
@@ -96,7 +96,7 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
         throw err;
       })
       : Promise.resolve({ service: options.service, caller: options.caller });
-  const stderr = options.stderr ?? { write: (t: string) => void process.stderr.write(t) };
+  const stderr = options.stderr ?? hostStream("stderr");
 
   const tools: Tool[] = [];
   /**

@@ -21,7 +21,13 @@ export {
 } from "./agents_server.ts";
 export { DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from "./_inputs.ts";
 export { serveStdio, type ServeStdioOptions } from "./serve_stdio.ts";
-export { MAX_LINE_BYTES, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
+export {
+  type ByteReader,
+  type ByteWriter,
+  MAX_LINE_BYTES,
+  StdioTransport,
+  type StdioTransportOptions,
+} from "./stdio_transport.ts";
 export {
   type MessageTransport,
   SUPPORTED_PROTOCOL_VERSIONS,

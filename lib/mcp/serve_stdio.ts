@@ -2,19 +2,19 @@
  * Serving an MCP server over stdio until the client goes away.
  * @module
  */
-import process from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type { Writer } from "../core/mod.ts";
-import { StdioTransport } from "./stdio_transport.ts";
+import { hostStream } from "../core/host.ts";
+import { type ByteReader, type ByteWriter, StdioTransport } from "./stdio_transport.ts";
 import type { ToolServer } from "./tool_server.ts";
 
 /** Options for {@linkcode serveStdio}. */
 export interface ServeStdioOptions {
-  /** Where requests arrive: a stream or a file descriptor. @default 0 (the process's stdin) */
-  stdin?: Readable | number;
-  /** Where protocol messages go, and nothing else. @default process.stdout */
-  stdout?: Writable;
-  /** Where rejected lines and transport failures are logged. @default process.stderr */
+  /** Where requests arrive: a stream, a file descriptor or a reader. @default the process's stdin */
+  stdin?: Readable | number | ByteReader;
+  /** Where protocol messages go, and nothing else. @default the process's stdout */
+  stdout?: Writable | ByteWriter;
+  /** Where rejected lines and transport failures are logged. @default the process's stderr */
   stderr?: Writer;
   /** Lines longer than this many bytes are refused. @default MAX_LINE_BYTES */
   maxLineBytes?: number;
@@ -44,7 +44,7 @@ export async function serveStdio(
   options: ServeStdioOptions = {},
 ): Promise<void> {
   if (options.signal?.aborted) return;
-  const stderr = options.stderr ?? { write: (t: string) => void process.stderr.write(t) };
+  const stderr = options.stderr ?? hostStream("stderr");
   const transport = new StdioTransport({
     stdin: options.stdin,
     stdout: options.stdout,

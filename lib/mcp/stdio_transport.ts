@@ -2,15 +2,17 @@
  * Newline-delimited JSON-RPC over a pair of streams, hardened against what a client may send:
  * every line that is not a JSON-RPC message gets an error response instead of being dropped,
  * and a line over the size cap is skipped as it streams in, never held whole in memory.
+ *
+ * Under Deno the process's own stdin and stdout are read and written through Deno's API:
+ * node:fs, node:net and node:process would load part of the runtime's Node layer, which
+ * costs every MCP server start more than `deno eval ''` does in all.
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { Buffer } from "node:buffer";
-import { read } from "node:fs";
-import { Socket } from "node:net";
-import process from "node:process";
+import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
+import { nodeFs } from "../core/host.ts";
 import {
   asJsonRpcMessage,
   ErrorCode,
@@ -26,17 +28,30 @@ const NEWLINE = 0x0a;
 /** Bytes asked for per read of a file descriptor. */
 const READ_BYTES = 64 * 1024;
 
+/** Bytes read into a buffer given, as Deno's `Deno.stdin` reads; null once input ends. */
+export interface ByteReader {
+  read(into: Uint8Array): Promise<number | null>;
+}
+
+/** Bytes written, possibly fewer than given, as Deno's `Deno.stdout` writes. */
+export interface ByteWriter {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
 /** Options for {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
   /**
-   * Where messages arrive, one per line: a stream, or a file descriptor that is read into
-   * one reused buffer. A stream allocates a buffer per chunk, and the runtime collects
-   * those late, so a long line read as a stream grows the process by tens of MiB.
-   * @default 0 (the process's stdin)
+   * Where messages arrive, one per line: a stream, a file descriptor or a reader, the last
+   * two read into one reused buffer. A stream allocates a buffer per chunk, and the runtime
+   * collects those late, so a long line read as a stream grows the process by tens of MiB.
+   * @default the process's stdin (`Deno.stdin` under Deno, else file descriptor 0)
    */
-  stdin?: Readable | number;
-  /** Where messages go, one per line, and nothing else. @default process.stdout */
-  stdout?: Writable;
+  stdin?: Readable | number | ByteReader;
+  /**
+   * Where messages go, one per line, and nothing else.
+   * @default the process's stdout (`Deno.stdout` under Deno, else `process.stdout`)
+   */
+  stdout?: Writable | ByteWriter;
   /** Lines longer than this many bytes are answered with an error and skipped. @default MAX_LINE_BYTES */
   maxLineBytes?: number;
 }
@@ -66,10 +81,10 @@ export class StdioTransport implements Transport {
   /** Called once, when the transport closes. */
   onclose?: () => void;
 
-  readonly #stdin: Readable | number;
+  readonly #stdin: Readable | number | ByteReader;
   /** The stream being listened to, if input comes from one. */
   #stream?: Readable;
-  readonly #stdout: Writable;
+  readonly #stdout: Output;
   readonly #maxLineBytes: number;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   /** The pieces of the line being read; their total is at most `#maxLineBytes`. */
@@ -84,8 +99,10 @@ export class StdioTransport implements Transport {
 
   /** @param options the streams and the line cap */
   constructor(options: StdioTransportOptions = {}) {
-    this.#stdin = options.stdin ?? 0;
-    this.#stdout = options.stdout ?? process.stdout;
+    // deno-lint-ignore no-explicit-any
+    const deno = (globalThis as any).Deno as { stdin: ByteReader; stdout: ByteWriter } | undefined;
+    this.#stdin = options.stdin ?? deno?.stdin ?? 0;
+    this.#stdout = output(options.stdout ?? deno?.stdout ?? globalThis.process.stdout);
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   }
 
@@ -93,25 +110,25 @@ export class StdioTransport implements Transport {
   start(): Promise<void> {
     if (this.#started) throw new Error("StdioTransport was already started");
     this.#started = true;
-    this.#stdout.on("error", this.#onStreamError);
-    if (typeof this.#stdin === "number") this.#readFd(this.#stdin, new Uint8Array(READ_BYTES));
-    else this.#listen(this.#stdin);
+    this.#stdout.listen(this.#onStreamError);
+    const stdin = this.#stdin;
+    if (typeof stdin === "number") this.#readFd(stdin, new Uint8Array(READ_BYTES));
+    else if ("on" in stdin) this.#listen(stdin);
+    else void this.#readReader(stdin, new Uint8Array(READ_BYTES));
     return Promise.resolve();
   }
 
   /** Writes one message as one line; resolves once the stream has taken it. */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("StdioTransport is closed"));
-    return new Promise((resolve, reject) => {
-      this.#stdout.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
-    });
+    return this.#stdout.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Stops reading, lets go of `stdin` and calls `onclose`. */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.#stdout.off("error", this.#onStreamError);
+    this.#stdout.unlisten(this.#onStreamError);
     const stream = this.#stream;
     if (stream) {
       stream.off("data", this.#onStreamData);
@@ -140,14 +157,13 @@ export class StdioTransport implements Transport {
    * the answers, so a client that sends without reading cannot make answers pile up here.
    */
   #whenWritable(then: () => void): void {
-    if (this.#stdout.writableNeedDrain) this.#stdout.once("drain", then);
-    else then();
+    this.#stdout.whenWritable(then);
   }
 
   #onStreamData = (chunk: Uint8Array | string): void => {
     this.#onData(chunk);
     const stream = this.#stream;
-    if (!stream || this.#closed || !this.#stdout.writableNeedDrain || stream.isPaused()) return;
+    if (!stream || this.#closed || !this.#stdout.needsDrain() || stream.isPaused()) return;
     stream.pause();
     this.#whenWritable(() => {
       if (!this.#closed) stream.resume();
@@ -157,7 +173,7 @@ export class StdioTransport implements Transport {
   /** Reads `fd` into `buffer` until it ends; one read at a time, so input waits its turn. */
   #readFd(fd: number, buffer: Uint8Array): void {
     if (this.#closed) return;
-    read(fd, buffer, 0, buffer.length, null, (err, bytes) => {
+    nodeFs().read(fd, buffer, 0, buffer.length, null, (err, bytes) => {
       if (this.#closed) return;
       if (err) {
         // Node makes stdin non-blocking as soon as `process.stdin` is touched (importing
@@ -172,8 +188,27 @@ export class StdioTransport implements Transport {
     });
   }
 
+  /** Reads `reader` into `buffer` until it ends, each read after the answers so far are out. */
+  async #readReader(reader: ByteReader, buffer: Uint8Array): Promise<void> {
+    while (!this.#closed) {
+      let bytes: number | null;
+      try {
+        bytes = await reader.read(buffer);
+      } catch (err) {
+        if (this.#closed) return;
+        this.onerror?.(err as Error);
+        return void this.close();
+      }
+      if (this.#closed) return;
+      if (bytes === null) return void this.close();
+      this.#onData(buffer.subarray(0, bytes));
+      await new Promise<void>((resolve) => this.#whenWritable(resolve));
+    }
+  }
+
   /** Reads a non-blocking `fd` as a socket that fills `buffer` in place, one chunk at a time. */
   #readSocket(fd: number, buffer: Uint8Array): void {
+    const { Socket } = globalThis.process.getBuiltinModule("node:net");
     const socket: Socket = new Socket({
       fd,
       readable: true,
@@ -182,7 +217,7 @@ export class StdioTransport implements Transport {
         buffer,
         callback: (bytes: number) => {
           this.#onData(buffer.subarray(0, bytes));
-          if (this.#closed || !this.#stdout.writableNeedDrain) return true;
+          if (this.#closed || !this.#stdout.needsDrain()) return true;
           this.#whenWritable(() => {
             if (!this.#closed) socket.resume();
           });
@@ -201,7 +236,7 @@ export class StdioTransport implements Transport {
   #onStreamError = (err: Error): void => this.onerror?.(err);
 
   #onData = (chunk: Uint8Array | string): void => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
     let from = 0;
     while (from < bytes.length && !this.#closed) {
       const newline = bytes.indexOf(NEWLINE, from);
@@ -232,7 +267,7 @@ export class StdioTransport implements Transport {
   };
 
   #takeLine(): void {
-    const bytes = this.#pieces.length === 1 ? this.#pieces[0] : Buffer.concat(this.#pieces);
+    const bytes = this.#pieces.length === 1 ? this.#pieces[0] : concat(this.#pieces, this.#size);
     this.#pieces = [];
     this.#size = 0;
     let text: string;
@@ -269,6 +304,69 @@ export class StdioTransport implements Transport {
     const response = { jsonrpc: "2.0", id, error: { code, message } } as JSONRPCErrorResponse;
     this.send(response).catch((err) => this.onerror?.(err));
   }
+}
+
+/** Where answers go, whichever kind of output it is. */
+interface Output {
+  /** Resolves once the output has taken all of `text`. */
+  write(text: string): Promise<void>;
+  /** Whether answers are waiting for the client to read them. */
+  needsDrain(): boolean;
+  /** Calls `then` once no answers wait (at once if none do). */
+  whenWritable(then: () => void): void;
+  listen(onError: (err: Error) => void): void;
+  unlisten(onError: (err: Error) => void): void;
+}
+
+function output(out: Writable | ByteWriter): Output {
+  if ("on" in out) {
+    const stream = out as Writable;
+    return {
+      write: (text) =>
+        new Promise((resolve, reject) => {
+          stream.write(text, (err) => (err ? reject(err) : resolve()));
+        }),
+      needsDrain: () => stream.writableNeedDrain,
+      whenWritable: (then) => {
+        if (stream.writableNeedDrain) stream.once("drain", then);
+        else then();
+      },
+      listen: (onError) => void stream.on("error", onError),
+      unlisten: (onError) => void stream.off("error", onError),
+    };
+  }
+  // Writes go out one after another; `waiting` counts those not yet taken in full.
+  const encoder = new TextEncoder();
+  let queue = Promise.resolve();
+  let waiting = 0;
+  const writeAll = async (bytes: Uint8Array) => {
+    while (bytes.length > 0) bytes = bytes.subarray(await out.write(bytes));
+  };
+  return {
+    write(text) {
+      waiting++;
+      const done = queue.then(() => writeAll(encoder.encode(text)));
+      queue = done.then(() => void waiting--, () => void waiting--);
+      return done;
+    },
+    needsDrain: () => waiting > 0,
+    whenWritable: (then) => {
+      if (waiting === 0) then();
+      else void queue.then(then);
+    },
+    listen: () => {},
+    unlisten: () => {},
+  };
+}
+
+function concat(pieces: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

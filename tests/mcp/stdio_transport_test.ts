@@ -258,3 +258,47 @@ for (const source of ["file descriptor", "stream"] as const) {
     }
   });
 }
+
+Deno.test("StdioTransport reads a reader no faster than a slow writer takes the answers", async () => {
+  // Deno's own stdin and stdout are such a reader and writer: the MCP server's defaults.
+  const input = "x".repeat(63).concat("\n").repeat(10 * 1024);
+  const dir = mkdtempSync(join(tmpdir(), "observal-stdio-"));
+  const file = join(dir, "input.txt");
+  writeFileSync(file, input);
+  const stdin = await Deno.open(file);
+  let answered = 0;
+  let written = 0;
+  let mostWaiting = 0;
+  let out = "";
+  const stdout = {
+    // Takes at most 64 bytes per turn, so every answer (~100 bytes) comes in pieces.
+    async write(bytes: Uint8Array): Promise<number> {
+      await new Promise((r) => setImmediate(r));
+      const n = Math.min(64, bytes.length);
+      out += new TextDecoder().decode(bytes.subarray(0, n));
+      if (n === bytes.length) written++;
+      return n;
+    },
+  };
+  const transport = new StdioTransport({ stdin, stdout });
+  const { promise: closed, resolve } = Promise.withResolvers<void>();
+  transport.onclose = resolve;
+  transport.onerror = () => {
+    answered++;
+    mostWaiting = Math.max(mostWaiting, answered - written);
+  };
+  try {
+    await transport.start();
+    await closed;
+    while (written < answered) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(answered, 10 * 1024, "every line was answered");
+    const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Written);
+    assert.equal(lines.length, 10 * 1024, "each answer arrived whole, one per line");
+    assert.ok(lines.every((l) => l.error.code === -32700));
+    // One read's answers (1024 lines) may queue up; without waiting, all 10240 would.
+    assert.ok(mostWaiting <= 1024, `at most ${mostWaiting} answers waited at once`);
+  } finally {
+    stdin.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
