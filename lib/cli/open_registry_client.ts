@@ -5,7 +5,7 @@
  * and a command that never calls the registry never loads the server.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../core/paths.ts";
 import { type Context, ObservalError, serverTarget } from "../core/mod.ts";
 import { RegistryClient, type Transport } from "../registry/mod.ts";
 

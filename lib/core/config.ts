@@ -2,7 +2,7 @@
  * The user's client configuration: which Observal server to talk to, if any.
  * @module
  */
-import { join } from "node:path";
+import { join } from "./paths.ts";
 import { z } from "zod";
 import type { Context } from "./context.ts";
 import { readText } from "./host.ts";

@@ -4,7 +4,7 @@
  * `process.env`, the clock or the network on its own.
  * @module
  */
-import { join, resolve } from "node:path";
+import { join, resolve } from "./paths.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { hostCwd, hostEnv, hostStream, stdoutIsTerminal } from "./host.ts";
 

@@ -7,6 +7,8 @@ export * from "./errors.ts";
 export * from "./clock.ts";
 export * from "./context.ts";
 export * from "./runtime.ts";
+export * from "./host.ts";
+export * from "./bytes.ts";
 export * from "./version.ts";
 export * from "./config.ts";
 export * from "./canonical_json.ts";

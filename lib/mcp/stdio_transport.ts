@@ -12,6 +12,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
+import { concatBytes } from "../core/bytes.ts";
 import { nodeFs } from "../core/host.ts";
 import {
   asJsonRpcMessage,
@@ -267,7 +268,7 @@ export class StdioTransport implements Transport {
   };
 
   #takeLine(): void {
-    const bytes = this.#pieces.length === 1 ? this.#pieces[0] : concat(this.#pieces, this.#size);
+    const bytes = concatBytes(this.#pieces, this.#size);
     this.#pieces = [];
     this.#size = 0;
     let text: string;
@@ -357,16 +358,6 @@ function output(out: Writable | ByteWriter): Output {
     listen: () => {},
     unlisten: () => {},
   };
-}
-
-function concat(pieces: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

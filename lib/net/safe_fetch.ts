@@ -1,4 +1,4 @@
-import { ObservalError } from "../core/mod.ts";
+import { concatBytes, ObservalError } from "../core/mod.ts";
 import { parseHttpUrl } from "./_http_url.ts";
 import { nodeRequest } from "./node_request.ts";
 import { pinAddress, raceAbort } from "./pin_address.ts";
@@ -149,13 +149,7 @@ async function readBody(
       chunks.push(step.value);
     }
     finished = true;
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return body;
+    return concatBytes(chunks, size);
   } finally {
     // Ending early closes the connection instead of draining it.
     if (!finished) {

@@ -4,7 +4,7 @@
  * call its `fetch` in process.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../core/paths.ts";
 import type { Clock } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";

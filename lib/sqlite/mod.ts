@@ -3,7 +3,7 @@
  * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
  * @module
  */
-import { dirname } from "node:path";
+import { dirname } from "../core/paths.ts";
 import { DatabaseSync } from "node:sqlite";
 import { makeDir, pathExists } from "../core/host.ts";
 

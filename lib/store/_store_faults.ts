@@ -3,7 +3,7 @@
  * database or WAL names the file and the recovery command; a full disk says so.
  * @module
  */
-import { dirname } from "node:path";
+import { dirname } from "../core/paths.ts";
 import { ObservalError } from "../core/mod.ts";
 import { nodeFs, readHead } from "../core/host.ts";
 

@@ -4,7 +4,7 @@
  * the damaged files are moved aside (`tasks.db.damaged-<timestamp>`), never deleted.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../core/paths.ts";
 import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";

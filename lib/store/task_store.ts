@@ -3,7 +3,7 @@
  * the MCP server, plus a folder per task for blobs (logs, patches).
  * @module
  */
-import { join } from "node:path";
+import { join } from "../core/paths.ts";
 import { z } from "zod";
 import {
   isInterrupted,

@@ -4,7 +4,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { ObservalError } from "../core/mod.ts";
+import { concatBytes, ObservalError } from "../core/mod.ts";
 import type { GitSettings } from "./types.ts";
 
 /** Default limit for one git call. */
@@ -169,7 +169,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      const stderr = new TextDecoder().decode(concat(err));
+      const stderr = new TextDecoder().decode(concatBytes(err));
       if (failure) return reject(failure);
       if (code === null || !okCodes.includes(code)) {
         const why = stderr.trim().slice(0, STDERR_QUOTE_CHARS) ||
@@ -180,7 +180,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
           }),
         );
       }
-      resolve({ code, stdout: concat(out), stderr });
+      resolve({ code, stdout: concatBytes(out), stderr });
     };
     // Normally wait for "close" (all output read). Once we killed git, "exit" is enough: a
     // process git started (a filter, a hook) may still hold the pipes open.
@@ -230,18 +230,6 @@ export function formatBytes(n: number): string {
 
 function cancelled(sub: string, reason: unknown): ObservalError {
   return new ObservalError("UNAVAILABLE", `git ${sub} was cancelled`, { cause: reason });
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const total = chunks.reduce((n, c) => n + c.byteLength, 0);
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /**

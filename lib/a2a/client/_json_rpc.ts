@@ -7,7 +7,7 @@
  * Request and result shapes are checked against the SDK's own servers in tests/a2a/client/.
  */
 import { randomUUID } from "node:crypto";
-import { ObservalError } from "../../core/mod.ts";
+import { concatBytes, ObservalError } from "../../core/mod.ts";
 import type { RawResponse, Requester } from "../../net/mod.ts";
 import { limitExceeded, type RemoteLimits } from "../remote_limits.ts";
 import { type Deadline, startDeadline } from "./_deadline.ts";
@@ -202,24 +202,13 @@ async function readPrefix(response: RawResponse, max: number): Promise<Uint8Arra
     if (size >= max) break;
   }
   const kept = chunks.reduce((n, c) => n + c.byteLength, 0);
-  return join(chunks, kept);
+  return concatBytes(chunks, kept);
 }
 
 /** Closes the connection rather than drain a body nobody reads. */
 function discard(response: RawResponse): void {
   if (response.abort) return response.abort();
   response.body[Symbol.asyncIterator]().return?.()?.catch(() => {});
-}
-
-function join(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 function parseJson(target: RpcTarget, status: number, text: string): unknown {

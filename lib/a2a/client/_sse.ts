@@ -1,3 +1,5 @@
+import { concatBytes } from "../../core/bytes.ts";
+
 /** Thrown when one event (or one line of it) grows past the byte limit. */
 export class SseTooLarge extends Error {
   constructor() {
@@ -33,7 +35,7 @@ export async function* readSseData(
   let skipLf = false;
 
   const endLine = (): string | undefined => {
-    const text = decoder.decode(concat(line, lineBytes));
+    const text = decoder.decode(concatBytes(line, lineBytes));
     line = [];
     lineBytes = 0;
     if (text === "") {
@@ -84,15 +86,4 @@ export async function* readSseData(
     // Chunks are reused by some streams: keep a copy of what the line still needs.
     line.push(bytes.slice());
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
