@@ -16,6 +16,7 @@ interface DenoHost {
   env: { toObject(): Record<string, string> };
   cwd(): string;
   build: { os: string };
+  stdin: ByteReader;
   stdout: DenoStream;
   stderr: DenoStream;
   statSync(path: string): unknown;
@@ -28,11 +29,30 @@ interface DenoHost {
 
 interface DenoStream {
   writeSync(bytes: Uint8Array): number;
+  write(bytes: Uint8Array): Promise<number>;
   isTerminal(): boolean;
 }
 
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno as DenoHost | undefined;
+
+/** Bytes read into a buffer given, as `Deno.stdin` reads; null once input ends. */
+export interface ByteReader {
+  read(into: Uint8Array): Promise<number | null>;
+}
+
+/** Bytes written, possibly fewer than given, as `Deno.stdout` writes. */
+export interface ByteWriter {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/**
+ * Under Deno, the process's stdin and stdout as Deno reads and writes them; undefined under
+ * Node, where `process.stdin` and `process.stdout` cost nothing extra.
+ */
+export function hostStdio(): { stdin: ByteReader; stdout: ByteWriter } | undefined {
+  return deno ? { stdin: deno.stdin, stdout: deno.stdout } : undefined;
+}
 
 /** A standard stream that goes quiet once its reader has gone. */
 export interface HostStream {

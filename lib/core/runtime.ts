@@ -1,6 +1,8 @@
 /**
- * The one place that knows whether we run under Deno, Node or a compiled binary.
- * Everything else is written against `node:` built-ins.
+ * Where the program is and how to run it again: under Deno, Node or a compiled binary.
+ * With lib/core/host.ts (the process's environment, streams and files) it is the only code
+ * that knows which runtime it is in; everything else is written against `node:` built-ins,
+ * or against those two where a built-in would cost every command its load time.
  *
  * This module loads no built-in until a function needs one: under Deno, loading
  * `node:process` and `node:fs` takes longer than `observal --version` itself, which

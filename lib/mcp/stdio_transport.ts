@@ -13,7 +13,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { concatBytes } from "../core/bytes.ts";
-import { nodeFs } from "../core/host.ts";
+import { type ByteReader, type ByteWriter, hostStdio, nodeFs } from "../core/host.ts";
+
+export type { ByteReader, ByteWriter };
 import {
   asJsonRpcMessage,
   ErrorCode,
@@ -28,16 +30,6 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 /** Bytes asked for per read of a file descriptor. */
 const READ_BYTES = 64 * 1024;
-
-/** Bytes read into a buffer given, as Deno's `Deno.stdin` reads; null once input ends. */
-export interface ByteReader {
-  read(into: Uint8Array): Promise<number | null>;
-}
-
-/** Bytes written, possibly fewer than given, as Deno's `Deno.stdout` writes. */
-export interface ByteWriter {
-  write(bytes: Uint8Array): Promise<number>;
-}
 
 /** Options for {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
@@ -100,10 +92,9 @@ export class StdioTransport implements Transport {
 
   /** @param options the streams and the line cap */
   constructor(options: StdioTransportOptions = {}) {
-    // deno-lint-ignore no-explicit-any
-    const deno = (globalThis as any).Deno as { stdin: ByteReader; stdout: ByteWriter } | undefined;
-    this.#stdin = options.stdin ?? deno?.stdin ?? 0;
-    this.#stdout = output(options.stdout ?? deno?.stdout ?? globalThis.process.stdout);
+    const own = hostStdio();
+    this.#stdin = options.stdin ?? own?.stdin ?? 0;
+    this.#stdout = output(options.stdout ?? own?.stdout ?? globalThis.process.stdout);
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   }
 
