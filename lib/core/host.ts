@@ -23,7 +23,7 @@ interface DenoHost {
   readTextFileSync(path: string): string;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
-  errors: { BrokenPipe: new () => Error };
+  errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exitCode: number;
 }
 
@@ -51,7 +51,24 @@ export interface ByteWriter {
  * Node, where `process.stdin` and `process.stdout` cost nothing extra.
  */
 export function hostStdio(): { stdin: ByteReader; stdout: ByteWriter } | undefined {
-  return deno ? { stdin: deno.stdin, stdout: deno.stdout } : undefined;
+  if (!deno) return undefined;
+  const { stdin, stdout, errors } = deno;
+  return {
+    stdin,
+    stdout: {
+      async write(bytes) {
+        for (;;) {
+          try {
+            return await stdout.write(bytes);
+          } catch (err) {
+            // A full pipe its reader made non-blocking: wait for the reader.
+            if (!(err instanceof errors.WouldBlock)) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+        }
+      },
+    },
+  };
 }
 
 /** A standard stream that goes quiet once its reader has gone. */
@@ -107,11 +124,16 @@ function denoStream(d: DenoHost, name: "stdout" | "stderr"): HostStream {
     write(text) {
       if (closed) return;
       let bytes = encoder.encode(text);
-      try {
-        while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
-      } catch (err) {
-        if (!(err instanceof d.errors.BrokenPipe)) throw err;
-        closed = true;
+      while (bytes.length > 0) {
+        try {
+          bytes = bytes.subarray(stream.writeSync(bytes));
+        } catch (err) {
+          if (err instanceof d.errors.BrokenPipe) return void (closed = true);
+          if (!(err instanceof d.errors.WouldBlock)) throw err;
+          // A pipe its reader made non-blocking is full: wait for the reader, as a
+          // blocking write would, instead of failing the command.
+          pauseSync(2);
+        }
       }
     },
   };
@@ -135,6 +157,11 @@ function nodeStream(stream: NodeJS.WriteStream): HostStream {
       }
     },
   };
+}
+
+/** Blocks the thread for `ms`: for callers that must answer synchronously. */
+export function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** node:fs, loaded on the first call (under Deno, with its part of the Node layer). */

@@ -9,6 +9,7 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { sendSignal } from "./_signal.ts";
+import { pauseSync } from "../core/host.ts";
 
 /** What identifies a running process across pid reuse. */
 export interface ProcessIdentity {
@@ -134,6 +135,7 @@ function windowsIdentity(pid: number): ProcessIdentity | undefined {
  * ```ts
  * import process from "node:process";
 import { sendSignal } from "./_signal.ts";
+import { pauseSync } from "../core/host.ts";
  * processIdentity(process.pid)?.startTime; // e.g. "linux:2f0c…:123456"
  * ```
  */
@@ -228,9 +230,4 @@ function linuxCommandLine(pid: number, options: CommandLineOptions): string | un
     pause(ms);
   }
   return undefined;
-}
-
-/** Blocks the thread: callers of {@linkcode processCommandLine} expect an answer, not a promise. */
-function pauseSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -1,0 +1,69 @@
+/** lib/core/host.ts: the process's streams, as a command writes them under Deno. */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const HOST = new URL("../../lib/core/host.ts", import.meta.url).href;
+
+// A reader that made its end of the pipe non-blocking (the flag is shared with the
+// writer's end), and reads only after a second: by then the pipe is long full.
+const SLOW_NON_BLOCKING_READER = `
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+child = subprocess.Popen(sys.argv[1:], stdout=w)
+os.close(w)
+time.sleep(1)
+total = 0
+while chunk := os.read(r, 65536):
+    total += len(chunk)
+print(total, child.wait())
+`;
+
+Deno.test("hostStream() finishes a write to a full pipe its reader made non-blocking", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "observal-host-"));
+  const script = join(dir, "write.ts");
+  writeFileSync(
+    script,
+    `import { hostStream } from "${HOST}";\n` +
+      `hostStream("stdout").write("A".repeat(1 << 20));\n`,
+  );
+  try {
+    const out = await new Deno.Command("python3", {
+      args: ["-c", SLOW_NON_BLOCKING_READER, Deno.execPath(), "run", "-A", script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    // Every byte arrived and the writer exited 0; before, it died of EAGAIN after 64 KiB.
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), `${1 << 20} 0`, stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("hostStdio()'s stdout finishes a write to a full pipe its reader made non-blocking", async () => {
+  // The MCP server's answers go this way; a harness may hand it such a pipe.
+  const dir = mkdtempSync(join(tmpdir(), "observal-host-"));
+  const script = join(dir, "write.ts");
+  writeFileSync(
+    script,
+    `import { hostStdio } from "${HOST}";\n` +
+      `const bytes = new Uint8Array(1 << 20).fill(65);\n` +
+      `for (let at = 0; at < bytes.length;) at += await hostStdio()!.stdout.write(bytes.subarray(at));\n`,
+  );
+  try {
+    const out = await new Deno.Command("python3", {
+      args: ["-c", SLOW_NON_BLOCKING_READER, Deno.execPath(), "run", "-A", script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), `${1 << 20} 0`, stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
