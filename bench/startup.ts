@@ -428,7 +428,7 @@ try {
       }] }).output();`,
     ]),
     // The floors under every store-reading command and under a delegation made by two such
-    // processes: the runtime's Node layer, zod and node:sqlite, with no observal code.
+    // processes: zod and node:sqlite, with no observal code and no Node layer.
     time("floor: store reader", [DENO, "run", "-A", FLOOR]),
     time("floor: store reader → store reader → agent", [
       DENO,
