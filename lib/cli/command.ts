@@ -188,16 +188,12 @@ function readFlags(argv: string[], declared: Record<string, Flag>, names: string
     return parseFlags(argv, declared);
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;
-    const help = `Run \`${names.join(" ")} --help\``;
+    const help = `Run \`${names.join(" ")} --help\`${err.unknown ? " for its flags" : ""}`;
     const near = err.unknown?.startsWith("--")
       ? closest(err.unknown.slice(2), Object.keys(declared))
       : undefined;
     throw new ObservalError("USAGE", err.message, {
-      remediation: near
-        ? `Did you mean --${near}? ${help} for its flags`
-        : err.unknown
-        ? `${help} for its flags`
-        : help,
+      remediation: near ? `Did you mean --${near}? ${help}` : help,
     });
   }
 }

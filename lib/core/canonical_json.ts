@@ -3,6 +3,7 @@
  * definitions): equal values always hash the same, whatever their key order.
  * @module
  */
+import { nodeCrypto } from "./host.ts";
 
 /**
  * Serialises a JSON value canonically: object keys sorted by UTF-16 code units at every
@@ -56,6 +57,7 @@ export function canonicalJson(value: unknown): string {
  */
 export function jsonDigest(value: unknown): string {
   // node:crypto loads on the first digest, not with core: most commands take none.
-  const { createHash } = globalThis.process.getBuiltinModule("node:crypto");
-  return `sha256:${createHash("sha256").update(canonicalJson(value), "utf8").digest("hex")}`;
+  return `sha256:${
+    nodeCrypto().createHash("sha256").update(canonicalJson(value), "utf8").digest("hex")
+  }`;
 }

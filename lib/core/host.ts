@@ -74,7 +74,6 @@ export function hostStdio(): { stdin: ByteReader; stdout: ByteWriter } | undefin
 /** A standard stream that goes quiet once its reader has gone. */
 export interface HostStream {
   write(text: string): void;
-  readonly isTTY: boolean;
 }
 
 /** The process's environment, as a copy. */
@@ -118,9 +117,6 @@ function denoStream(d: DenoHost, name: "stdout" | "stderr"): HostStream {
   const encoder = new TextEncoder();
   let closed = false;
   return {
-    get isTTY() {
-      return stream.isTerminal();
-    },
     write(text) {
       if (closed) return;
       let bytes = encoder.encode(text);
@@ -146,7 +142,6 @@ function nodeStream(stream: NodeJS.WriteStream): HostStream {
     else throw err;
   });
   return {
-    isTTY: Boolean(stream.isTTY),
     write(text) {
       if (closed) return;
       try {
@@ -162,6 +157,14 @@ function nodeStream(stream: NodeJS.WriteStream): HostStream {
 /** Blocks the thread for `ms`: for callers that must answer synchronously. */
 export function pauseSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * node:crypto, loaded on the first call: digests and API keys need it, most commands not
+ * (under Deno it costs ~25 ms to load).
+ */
+export function nodeCrypto(): typeof import("node:crypto") {
+  return globalThis.process.getBuiltinModule("node:crypto");
 }
 
 /** node:fs, loaded on the first call (under Deno, with its part of the Node layer). */

@@ -51,8 +51,15 @@ export function pidExists(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   if (sendSignal(pid, 0) === "gone") return false;
   const stat = readProc(`/proc/${pid}/stat`);
-  return stat === undefined ||
-    stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  return stat === undefined || statFields(stat)[0] !== "Z";
+}
+
+/**
+ * The fields of /proc/PID/stat after the command name (field 3 on: state, ppid, ...). The
+ * name is in parentheses and may hold spaces or parentheses, so they count from the last ")".
+ */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /**
@@ -81,9 +88,8 @@ function readProcLink(path: string): string | undefined {
 function linuxIdentity(pid: number): ProcessIdentity | undefined {
   const stat = readProc(`/proc/${pid}/stat`);
   if (!stat) return undefined;
-  // The command name (field 2) is in parentheses and may contain spaces or parentheses,
-  // so fields are counted from the last ")". Field 22 is the start time in clock ticks.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Field 22 is the start time in clock ticks.
+  const fields = statFields(stat);
   const ticks = fields[19];
   if (!ticks || !/^\d+$/.test(ticks)) return undefined;
   // Ticks count from boot; the boot id keeps a token from matching after a reboot.
@@ -222,8 +228,7 @@ function linuxCommandLine(pid: number, options: CommandLineOptions): string | un
     if (line !== "") return line.replaceAll("\0", " ");
     const stat = read(`/proc/${pid}/stat`);
     if (stat === undefined) return undefined; // Reaped meanwhile, or unreadable.
-    // Fields after the command name, which is in parentheses and may hold either.
-    const [state, , , , , , flags] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, , , , , , flags] = statFields(stat);
     // A zombie has exited; a kernel thread never had arguments.
     if (state === "Z" || Number(flags) & PF_KTHREAD) return "";
     if (ms === undefined) return undefined;

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { ObservalError } from "../core/mod.ts";
+import { nodeCrypto, ObservalError } from "../core/mod.ts";
 import type { DatabaseSync } from "../sqlite/mod.ts";
 
 export const UserRoleSchema = z.enum(["admin", "reviewer", "user"]);
@@ -51,14 +51,8 @@ export interface TeamRow {
   created_at: string;
 }
 
-/**
- * node:crypto, loaded when an API key is hashed or issued: under Deno it costs ~25 ms to
- * load, and the embedded registry's own caller uses no key.
- */
-function nodeCrypto(): typeof import("node:crypto") {
-  return globalThis.process.getBuiltinModule("node:crypto");
-}
-
+// node:crypto loads only when an API key is hashed or issued: the embedded registry's own
+// caller uses no key.
 function hashKey(key: string): string {
   return nodeCrypto().createHash("sha256").update(key).digest("hex");
 }
