@@ -5,7 +5,7 @@
  */
 import { dirname } from "../core/paths.ts";
 import { DatabaseSync } from "node:sqlite";
-import { makeDir, pathExists } from "../core/host.ts";
+import { makeDir, pathExists, pauseSync } from "../core/host.ts";
 
 export type { DatabaseSync };
 
@@ -23,15 +23,40 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   // Only a new database needs its folder: a permission-fenced worker may open an existing
   // file without being allowed to write the folder that holds it.
   if (path !== ":memory:" && !pathExists(path)) makeDir(dirname(path), 0o700);
-  const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  const timeoutMs = options.busyTimeoutMs ?? 5000;
+  const db = new DatabaseSync(path, { timeout: timeoutMs });
   try {
-    db.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
+    useWal(db, timeoutMs);
+    db.exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;");
     migrate(db, options.migrations);
   } catch (err) {
     db.close();
     throw err;
   }
   return db;
+}
+
+/**
+ * Puts the database in WAL mode, waiting up to `timeoutMs` for other processes. Turning a
+ * new database to WAL takes an exclusive lock, and when other processes are opening it too
+ * SQLite may refuse at once ("database is locked") instead of calling its busy handler,
+ * which would otherwise wait: so the wait is here.
+ */
+export function useWal(db: Pick<DatabaseSync, "exec">, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = 1;; pause = Math.min(pause * 2, 50)) {
+    try {
+      db.exec("PRAGMA journal_mode=WAL");
+      return;
+    } catch (err) {
+      // node:sqlite sets `errcode` under Node only, so the message is checked too.
+      const code = (err as { errcode?: number }).errcode;
+      const busy = (typeof code === "number" && (code & 0xff) === 5) ||
+        /database is locked/i.test((err as Error).message);
+      if (!busy || Date.now() >= deadline) throw err;
+      pauseSync(pause);
+    }
+  }
 }
 
 /**
