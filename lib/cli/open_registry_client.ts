@@ -1,13 +1,13 @@
 /**
  * The registry client as the CLI sets it up: HTTP to the configured Observal server, or
- * the embedded registry's `fetch` in this process. The embedded registry (its database,
+ * the embedded registry in this process. The embedded registry (its database,
  * hono and the rest of lib/server) loads on the first call, so opening a client is free
  * and a command that never calls the registry never loads the server.
  * @module
  */
 import { join } from "../core/paths.ts";
 import { type Context, ObservalError, serverTarget } from "../core/mod.ts";
-import { RegistryClient, type Transport } from "../registry/mod.ts";
+import { httpTransport, RegistryClient, type Transport } from "../registry/mod.ts";
 
 /** Options for {@linkcode openRegistryClient}. */
 export interface OpenClientOptions {
@@ -40,38 +40,42 @@ export function openRegistryClient(ctx: Context, options: OpenClientOptions = {}
   const target = serverTarget(ctx);
   if (target.kind === "remote") {
     return new RegistryClient({
-      baseUrl: target.url,
       apiKey: target.apiKey,
       label: target.url,
-      transport: (req) => ctx.fetch(req),
+      transport: httpTransport(target.url, (req) => ctx.fetch(req)),
     });
   }
   const embedded = embeddedTransport(ctx, options);
   return new RegistryClient({
-    baseUrl: "http://observal.local",
     label: "the embedded registry",
     transport: embedded.transport,
     onClose: embedded.close,
   });
 }
 
-/** The embedded registry's `fetch`, opening the database and loading the server on first use. */
+/**
+ * The embedded registry's transport, opening the database and loading the server on first
+ * use. Only the parts a call needs load: a search never loads the HTTP app.
+ */
 function embeddedTransport(
   ctx: Context,
   options: OpenClientOptions,
 ): { transport: Transport; close(): void } {
-  let opened: Promise<{ fetch: Transport; close(): void }> | undefined;
+  let opened: Promise<{ transport: Transport; close(): void }> | undefined;
   let ready: { close(): void } | undefined;
   let closed = false;
   const open = async () => {
-    const server = await import("../server/mod.ts");
+    const [{ openRegistry, registryPath }, { embeddedTransport }] = await Promise.all([
+      import("../server/open.ts"),
+      import("../server/embedded.ts"),
+    ]);
     if (closed) {
       throw new ObservalError("INTERNAL", "The registry client was used after it was closed");
     }
     let state;
     try {
-      state = server.openRegistry({
-        path: server.registryPath(ctx.home),
+      state = openRegistry({
+        path: registryPath(ctx.home),
         clock: ctx.clock,
         resolve: options.resolve,
         delegationCommand: options.delegationCommand ?? ["observal", "delegate", "mcp"],
@@ -84,14 +88,13 @@ function embeddedTransport(
         } is writable, or set OBSERVAL_HOME`,
       });
     }
-    const app = server.createRegistryApp(state, { localAdmin: true, rateLimit: false });
     ready = { close: () => state.close() };
-    return { fetch: async (req: Request) => await app.fetch(req), close: ready.close };
+    return { transport: embeddedTransport(state), close: ready.close };
   };
   return {
-    transport: async (req) => {
+    transport: async (call) => {
       const registry = await (opened ??= open());
-      return await registry.fetch(req);
+      return await registry.transport(call);
     },
     close: () => {
       if (closed) return;

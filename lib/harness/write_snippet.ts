@@ -114,7 +114,9 @@ export interface SnippetPlan {
 }
 
 // Snippet parts a newer registry may send; written the same way when present.
-const HooksConfigSchema = SnippetFileSchema.extend({ merge: z.boolean().optional() });
+const HooksConfigSchema = z.lazy(() =>
+  SnippetFileSchema.unwrap().extend({ merge: z.boolean().optional() })
+);
 const HookFileSchema = z.strictObject({
   path: z.string().min(1),
   content: z.string(),

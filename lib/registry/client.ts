@@ -1,6 +1,6 @@
 /**
- * One registry client for both transports: HTTP to an Observal server, or `app.fetch` of
- * the embedded registry in this process. Callers never know which.
+ * One registry client for both transports: HTTP to an Observal server, or the embedded
+ * registry in this process. Callers never know which.
  * @module
  */
 import { z } from "zod";
@@ -50,12 +50,58 @@ export function entryKind(doc: EntryDocument): EntryKind {
     : "a2a";
 }
 
-/** Sends one request; `fetch` semantics. */
-export type Transport = (request: Request) => Promise<Response>;
+/** One registry call as the client makes it: the route, and its JSON body as text. */
+export interface RegistryCall {
+  method: string;
+  /** The route and its query, from `/`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** How long the call may take, its answer included. */
+  timeoutMs: number;
+}
+
+/** A registry's answer: its HTTP status, headers and body (already bounded). */
+export interface RegistryAnswer {
+  status: number;
+  headers: { get(name: string): string | null };
+  text: string;
+}
+
+/**
+ * Carries one call to a registry. Errors it throws that are not ObservalErrors are read as
+ * "cannot reach the registry" (or, named `TimeoutError`, as a timeout).
+ */
+export type Transport = (call: RegistryCall) => Promise<RegistryAnswer>;
+
+/**
+ * A transport over HTTP: each call becomes a `Request` to `baseUrl` (redirects are not
+ * followed), sent with `send`, and its answer is read up to {@linkcode MAX_RESPONSE_BYTES}.
+ *
+ * @param baseUrl the registry's origin, e.g. `https://observal.example.com`
+ * @param send `fetch`, or a `fetch` with the SSRF gate, or an app's in-process `fetch`
+ */
+export function httpTransport(
+  baseUrl: string,
+  send: (request: Request) => Promise<Response>,
+): Transport {
+  return async (call) => {
+    const response = await send(
+      new Request(`${baseUrl}${call.path}`, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(call.timeoutMs),
+      }),
+    );
+    const text = await readCapped(response, MAX_RESPONSE_BYTES, call.path);
+    return { status: response.status, headers: response.headers, text };
+  };
+}
 
 /** Options for {@linkcode RegistryClient}. */
 export interface RegistryClientOptions {
-  baseUrl: string;
   transport: Transport;
   apiKey?: string;
   /** Called once when the client is closed (the embedded registry closes its database). */
@@ -107,22 +153,19 @@ export class RegistryClient {
     path: string,
     body: unknown,
     schema: z.ZodType<T>,
-  ): Promise<{ data: T; headers: Headers }> {
+  ): Promise<{ data: T; headers: RegistryAnswer["headers"] }> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
-    const request = new Request(`${this.#options.baseUrl}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: "manual",
-      signal: AbortSignal.timeout(this.#options.timeoutMs ?? CALL_TIMEOUT_MS),
-    });
-    let response: Response;
-    let text: string;
+    let answer: RegistryAnswer;
     try {
-      response = await this.#options.transport(request);
-      text = await readCapped(response, MAX_RESPONSE_BYTES, path);
+      answer = await this.#options.transport({
+        method,
+        path,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: this.#options.timeoutMs ?? CALL_TIMEOUT_MS,
+      });
     } catch (err) {
       if (err instanceof ObservalError) throw err;
       const late = err instanceof Error && err.name === "TimeoutError";
@@ -140,24 +183,25 @@ export class RegistryClient {
         },
       );
     }
+    const { status, text } = answer;
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : {};
     } catch {
       throw new ObservalError(
         "NETWORK",
-        `The registry answered HTTP ${response.status} without JSON`,
+        `The registry answered HTTP ${status} without JSON`,
         { remediation: `Check that ${this.label} is an Observal registry` },
       );
     }
-    if (!response.ok) throw errorFromEnvelope(response.status, json);
+    if (status < 200 || status > 299) throw errorFromEnvelope(status, json);
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       throw new ObservalError("NETWORK", `The registry sent an unexpected ${path} response`, {
         remediation: "Check that client and server versions match",
       });
     }
-    return { data: parsed.data, headers: response.headers };
+    return { data: parsed.data, headers: answer.headers };
   }
 
   /** `POST /api/v1/ard/search`. */

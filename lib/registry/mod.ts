@@ -1,6 +1,6 @@
 /**
  * The registry client and the registry's wire shapes. The client takes its transport from
- * whoever builds it: HTTP to an Observal server, or the embedded registry's `fetch` in this
+ * whoever builds it: HTTP to an Observal server, or the embedded registry in this
  * process (the CLI sets that up; this folder never loads the server).
  * @module
  */
@@ -8,6 +8,9 @@ export * from "./schemas.ts";
 export {
   type EntryKind,
   entryKind,
+  httpTransport,
+  type RegistryAnswer,
+  type RegistryCall,
   RegistryClient,
   type RegistryClientOptions,
   type Transport,

@@ -3,22 +3,41 @@ import type { Context as HonoContext } from "hono";
 import type { z } from "zod";
 import { ObservalError } from "../core/mod.ts";
 
+/** Most bytes of one request body. */
+export const MAX_BODY_BYTES = 512 * 1024;
+
+/** The error for a body past {@linkcode MAX_BODY_BYTES}. */
+export function tooLargeBody(): ObservalError {
+  return new ObservalError(
+    "INVALID_ARGUMENT",
+    `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+  );
+}
+
 /** Parses a JSON body with a schema; every failure is a 400 with the field named. */
 export async function parseBody<T extends z.ZodType>(
   c: HonoContext,
   schema: T,
 ): Promise<z.infer<T>> {
-  let json: unknown;
-  try {
-    json = await c.req.json();
-  } catch {
-    throw new ObservalError("INVALID_ARGUMENT", "The request body is not valid JSON", {
-      remediation: "Send a JSON object with Content-Type: application/json",
-    });
-  }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(await readJsonBody(c));
   if (!parsed.success) throw invalid(parsed.error);
   return parsed.data;
+}
+
+/** The body as JSON, not yet checked against any schema. */
+export async function readJsonBody(c: HonoContext): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw notJson();
+  }
+}
+
+/** The error for a body that is not JSON. */
+export function notJson(): ObservalError {
+  return new ObservalError("INVALID_ARGUMENT", "The request body is not valid JSON", {
+    remediation: "Send a JSON object with Content-Type: application/json",
+  });
 }
 
 export function invalid(error: z.ZodError): ObservalError {

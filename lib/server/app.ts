@@ -18,17 +18,17 @@ import {
   InstallRequestSchema,
   PublishAgentRequestSchema,
   ReviewRequestSchema,
-  SearchRequestSchema,
 } from "../registry/schemas.ts";
 import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
 import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
-import { decodePageToken, encodePageToken, fingerprint, searchEntries } from "./search.ts";
-import { entrySummary, fullDocument, searchResult } from "./serialize.ts";
-import { publisherDomain } from "./settings.ts";
+import { decodePageToken, encodePageToken, fingerprint } from "./search.ts";
+import { entrySummary, fullDocument } from "./serialize.ts";
+import { publicBaseUrl, publisherDomain } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
-import { parseBody } from "./_body.ts";
+import { MAX_BODY_BYTES, parseBody, readJsonBody, tooLargeBody } from "./_body.ts";
+import { answerSearch } from "./search_answer.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { agentRoutes } from "./agent_routes.ts";
 
@@ -101,9 +101,9 @@ export function createRegistryApp(
   app.use(
     "*",
     bodyLimit({
-      maxSize: 512 * 1024,
+      maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new ObservalError("INVALID_ARGUMENT", "The request body is larger than 512 KiB");
+        throw tooLargeBody();
       },
     }),
   );
@@ -151,10 +151,7 @@ export function createRegistryApp(
     await next();
   });
 
-  const baseUrl = (c: HonoContext) => {
-    const configured = state.settings()["deployment.public_url"];
-    return (configured || new URL(c.req.url).origin).replace(/\/+$/, "");
-  };
+  const baseUrl = (c: HonoContext) => publicBaseUrl(state.settings(), new URL(c.req.url).origin);
   const publicRegistry = () => state.settings()["deployment.public_registry_enabled"];
 
   // ---- ARD discovery -------------------------------------------------------------------
@@ -195,30 +192,17 @@ export function createRegistryApp(
   app.get("/.well-known/ai-catalog.json", manifest);
 
   app.post("/api/v1/ard/search", async (c) => {
-    const viewer = c.get("viewer");
     spend(c, "search");
-    const body = await parseBody(c, SearchRequestSchema);
-    if (!body.query.text.trim() && !body.query.filter) {
-      throw new ObservalError("INVALID_ARGUMENT", "query.text is empty", {
-        remediation: "Describe what the agent should do",
-      });
-    }
-    const out = searchEntries(state.db, viewer, {
-      text: body.query.text,
-      filter: body.query.filter ?? {},
-      pageSize: body.pageSize ?? 10,
-      pageToken: body.pageToken,
-    }, { publicRegistry: publicRegistry() });
-    const source = `${baseUrl(c)}/api/v1/ard`;
+    const answer = answerSearch(
+      state,
+      c.get("viewer"),
+      await readJsonBody(c),
+      new URL(c.req.url).origin,
+    );
     c.header("Cache-Control", "no-store");
     // The ARD answer has no field for a count (the schema allows no extra fields).
-    c.header("X-Total-Count", String(out.total));
-    const response: Record<string, unknown> = {
-      results: out.hits.map((h) => searchResult(h.row, h, { source, harness: out.harness })),
-    };
-    if (out.pageToken) response.pageToken = out.pageToken;
-    if (body.federation === "referrals") response.referrals = [];
-    return c.json(response);
+    c.header("X-Total-Count", String(answer.total));
+    return c.json(answer.body);
   });
 
   app.get("/api/v1/ard/agents", (c) => {

@@ -255,3 +255,11 @@ export function publisherDomain(settings: Settings): string {
   }
   return "observal.local";
 }
+
+/**
+ * Where this registry's links point: deployment.public_url when set, else the origin the
+ * request arrived at. No trailing slash.
+ */
+export function publicBaseUrl(settings: Settings, origin: string): string {
+  return (settings["deployment.public_url"] || origin).replace(/\/+$/, "");
+}

@@ -125,6 +125,29 @@ Deno.test("the embedded registry loads no agent files, harness renderers or card
   );
 });
 
+Deno.test("an embedded search loads no HTTP app: no hono, no routes, no Request framing", async () => {
+  // What the CLI imports to search the embedded registry: the opener and the transport.
+  const graph = new Set([
+    ...await staticGraph("lib/server/open.ts"),
+    ...await staticGraph("lib/server/embedded.ts"),
+  ]);
+  assert.ok(graph.has("lib/server/search_answer.ts"));
+  assert.deepEqual(
+    loaded(graph, [
+      /^node_modules\/hono\//,
+      /^node_modules\/@hono\//,
+      /^lib\/server\/(app|agent_routes|admin_routes|rate_limiter|client_address)\.ts$/,
+    ]),
+    [],
+  );
+  const cli = await Deno.readTextFile(`${ROOT}lib/cli/open_registry_client.ts`);
+  assert.doesNotMatch(
+    cli,
+    /server\/mod\.ts/,
+    "the CLI opens the registry through the narrow doors",
+  );
+});
+
 Deno.test("the observal-agents MCP server loads none of the MCP SDK's code, and no A2A until a tool runs", async () => {
   const graph = await staticGraph("lib/mcp/mod.ts");
   assert.ok(graph.has("lib/mcp/tool_server.ts"));

@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ObservalError } from "../../lib/core/mod.ts";
-import { RegistryClient } from "../../lib/registry/mod.ts";
+import { httpTransport, RegistryClient } from "../../lib/registry/mod.ts";
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<Server> {
   const server = createServer(handler);
@@ -18,8 +18,7 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<Serve
 function clientFor(server: Server, timeoutMs?: number): RegistryClient {
   const { port } = server.address() as AddressInfo;
   return new RegistryClient({
-    baseUrl: `http://127.0.0.1:${port}`,
-    transport: (req) => fetch(req),
+    transport: httpTransport(`http://127.0.0.1:${port}`, (req) => fetch(req)),
     label: "a test registry",
     timeoutMs,
   });

@@ -37,13 +37,8 @@ const IMPORTED = {
 /** A client whose transport answers every request with `body` and `status`. */
 function answering(body: unknown, status = 200): RegistryClient {
   const transport: Transport = () =>
-    Promise.resolve(
-      new Response(JSON.stringify(body), {
-        status,
-        headers: { "content-type": "application/json" },
-      }),
-    );
-  return new RegistryClient({ baseUrl: "http://registry.test", transport, label: "a test" });
+    Promise.resolve({ status, headers: new Headers(), text: JSON.stringify(body) });
+  return new RegistryClient({ transport, label: "a test" });
 }
 
 Deno.test("pinnedEndpoint() reads the pinned interface and the card as reviewed", () => {

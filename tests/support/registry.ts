@@ -1,16 +1,17 @@
 /**
  * A real embedded registry for tests: a temp OBSERVAL_HOME, the registry app served over
- * HTTP on 127.0.0.1, and clients for either transport.
+ * HTTP on 127.0.0.1, and clients for either transport (HTTP, or in process as the CLI's).
  */
 import { serve } from "@hono/node-server";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isoSeconds, systemClock } from "../../lib/core/mod.ts";
-import { RegistryClient } from "../../lib/registry/mod.ts";
+import { httpTransport, RegistryClient } from "../../lib/registry/mod.ts";
 import {
   createRegistryApp,
   createUser,
+  embeddedTransport,
   issueKey,
   openRegistry,
   registryPath,
@@ -48,7 +49,6 @@ export async function startRegistry(options: {
     writeSetting(state.db, "discovery.a2a_private_hosts", options.privateHosts.join(","));
   }
   const app = createRegistryApp(state, { rateLimit: false });
-  const embeddedApp = createRegistryApp(state, { localAdmin: true, rateLimit: false });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });
@@ -60,13 +60,8 @@ export async function startRegistry(options: {
     url,
     state,
     http: (apiKey) =>
-      new RegistryClient({ baseUrl: url, apiKey, label: url, transport: (r) => fetch(r) }),
-    embedded: () =>
-      new RegistryClient({
-        baseUrl: "http://observal.local",
-        label: "embedded",
-        transport: async (r) => await embeddedApp.fetch(r),
-      }),
+      new RegistryClient({ apiKey, label: url, transport: httpTransport(url, (r) => fetch(r)) }),
+    embedded: () => new RegistryClient({ label: "embedded", transport: embeddedTransport(state) }),
     user(handle, role = "user") {
       const now = isoSeconds(new Date());
       const u = createUser(state.db, { handle, role }, now);
