@@ -19,7 +19,7 @@ import {
   PublishAgentRequestSchema,
   ReviewRequestSchema,
 } from "../registry/schemas.ts";
-import { type EntryRow, getVisibleEntry, loadEntry, visibleSql } from "./entries.ts";
+import { type EntryRow, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
 import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
@@ -28,7 +28,7 @@ import { entrySummary, fullDocument } from "./serialize.ts";
 import { publicBaseUrl, publisherDomain } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
 import { MAX_BODY_BYTES, parseBody, readJsonBody, tooLargeBody } from "./_body.ts";
-import { answerSearch } from "./search_answer.ts";
+import { answerEntry, answerSearch } from "./answers.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { agentRoutes } from "./agent_routes.ts";
 
@@ -255,19 +255,8 @@ export function createRegistryApp(
   });
 
   app.get("/api/v1/ard/entries/:identifier", (c) => {
-    const row = getVisibleEntry(state.db, c.get("viewer"), c.req.param("identifier"), {
-      publicRegistry: publicRegistry(),
-    });
+    const doc = answerEntry(state, c.get("viewer"), c.req.param("identifier"));
     c.header("Cache-Control", "no-store");
-    const doc = fullDocument(row);
-    // Whether the pinned endpoint's host is allowed to be private, decided now: a worker
-    // of any user (not only an admin, who may read the setting) then applies the SSRF
-    // gate as the registry's admins set it, and removing a host takes effect at once.
-    const iface = doc["obs:a2aInterface"] as { url?: unknown } | undefined;
-    if (typeof iface?.url === "string" && URL.canParse(iface.url)) {
-      const host = new URL(iface.url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
-      doc["obs:a2aPrivateHost"] = state.settings()["discovery.a2a_private_hosts"].includes(host);
-    }
     return c.json(doc);
   });
 

@@ -1,12 +1,13 @@
 /**
  * The embedded registry as a client transport, acting as the local admin.
  *
- * Searches, which agents and people run over and over, are answered directly: the same
- * {@linkcode answerSearch} the HTTP route calls, after the checks the app makes on the way
- * (body size, JSON, who is asking). No `Request`, `Response` or router is built, so a
- * search process never loads hono or the other routes (and, under Node, the fetch
- * implementation). Every other call goes through the registry app's own `fetch`, built on
- * first use.
+ * The calls agents and people make over and over, searching and reading one entry (which
+ * every delegation does, in the CLI and again in its worker), are answered directly: the
+ * same functions the HTTP routes call (lib/server/answers.ts), after the checks the app
+ * makes on the way (body size, JSON, who is asking). No `Request`, `Response` or router is
+ * built, so such a process never loads hono or the other routes (nor, under Node, the
+ * fetch implementation). Every other call goes through the registry app's own `fetch`,
+ * built on first use.
  * @module
  */
 import { isoSeconds, toObservalError } from "../core/mod.ts";
@@ -17,12 +18,21 @@ import {
   type Transport,
 } from "../registry/client.ts";
 import { MAX_BODY_BYTES, notJson, tooLargeBody } from "./_body.ts";
-import { localAdmin } from "./identity.ts";
-import { answerSearch } from "./search_answer.ts";
+import { answerEntry, answerSearch } from "./answers.ts";
+import { localAdmin, type Viewer } from "./identity.ts";
 import type { RegistryState } from "./state.ts";
 
 /** The origin embedded calls arrive at; result links use it unless a public URL is set. */
 const EMBEDDED_ORIGIN = "http://observal.local";
+
+/** `GET /api/v1/ard/entries/{identifier}`: one path segment, no query. */
+const ENTRY_PATH = /^\/api\/v1\/ard\/entries\/([^/?#]+)$/;
+
+/** A route answered in process: the body, and headers beyond the defaults. */
+type DirectRoute = (
+  state: RegistryState,
+  viewer: Viewer,
+) => { body: unknown; headers?: Record<string, string> };
 
 /**
  * A transport into `state`, acting as its local admin (created on first use).
@@ -38,33 +48,59 @@ export function embeddedTransport(state: RegistryState): Transport {
     });
     return await (await app)(call);
   };
-  return (call) =>
-    call.method === "POST" && call.path === "/api/v1/ard/search" && !call.headers.authorization
-      ? Promise.resolve().then(() => search(state, call))
-      : viaApp(call);
+  return (call) => {
+    const route = directRoute(call);
+    return route ? Promise.resolve().then(() => answerDirect(state, route)) : viaApp(call);
+  };
 }
 
-/** `POST /api/v1/ard/search` without HTTP: what the app's middleware and route do. */
-function search(state: RegistryState, call: RegistryCall): RegistryAnswer {
-  try {
-    const body = call.body ?? "";
-    if (new TextEncoder().encode(body).byteLength > MAX_BODY_BYTES) throw tooLargeBody();
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw notJson();
-    }
-    const viewer = localAdmin(state.db, isoSeconds(state.clock.now()));
-    const answer = answerSearch(state, viewer, json, EMBEDDED_ORIGIN);
-    return {
-      status: 200,
-      headers: plainHeaders({ "x-total-count": String(answer.total) }),
-      text: JSON.stringify(answer.body),
+/** The in-process answer to `call`, or undefined when the app must answer it. */
+function directRoute(call: RegistryCall): DirectRoute | undefined {
+  // A call with an API key is the app's to authenticate; the direct path is the local admin.
+  if (call.headers.authorization) return undefined;
+  if (call.method === "POST" && call.path === "/api/v1/ard/search") {
+    return (state, viewer) => {
+      const answer = answerSearch(state, viewer, jsonBody(call), EMBEDDED_ORIGIN);
+      return { body: answer.body, headers: { "x-total-count": String(answer.total) } };
     };
+  }
+  const entry = call.method === "GET" ? ENTRY_PATH.exec(call.path) : null;
+  const identifier = entry ? decodeSegment(entry[1]) : undefined;
+  if (identifier !== undefined) {
+    return (state, viewer) => ({ body: answerEntry(state, viewer, identifier) });
+  }
+  return undefined;
+}
+
+/** Runs a direct route as the app would: as the local admin, failures as the app's errors. */
+function answerDirect(state: RegistryState, route: DirectRoute): RegistryAnswer {
+  try {
+    const viewer = localAdmin(state.db, isoSeconds(state.clock.now()));
+    const { body, headers = {} } = route(state, viewer);
+    return { status: 200, headers: plainHeaders(headers), text: JSON.stringify(body) };
   } catch (err) {
     // As the app's error handler: anything unexpected is INTERNAL, never "unreachable".
     throw toObservalError(err);
+  }
+}
+
+/** The call's body as JSON, bounded as the app bounds it. */
+function jsonBody(call: RegistryCall): unknown {
+  const body = call.body ?? "";
+  if (new TextEncoder().encode(body).byteLength > MAX_BODY_BYTES) throw tooLargeBody();
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw notJson();
+  }
+}
+
+/** A path segment decoded as the router decodes its parameters; undefined if malformed. */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

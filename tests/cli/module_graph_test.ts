@@ -131,7 +131,7 @@ Deno.test("an embedded search loads no HTTP app: no hono, no routes, no Request 
     ...await staticGraph("lib/server/open.ts"),
     ...await staticGraph("lib/server/embedded.ts"),
   ]);
-  assert.ok(graph.has("lib/server/search_answer.ts"));
+  assert.ok(graph.has("lib/server/answers.ts"));
   assert.deepEqual(
     loaded(graph, [
       /^node_modules\/hono\//,

@@ -1,7 +1,7 @@
 /**
- * The embedded registry answers searches without HTTP. Its answers must be the app's, byte
- * for byte, and its refusals the app's refusals: the same requests go to both paths over
- * one registry and are compared.
+ * The embedded registry answers searches and entry reads without HTTP. Its answers must be
+ * the app's, byte for byte, and its refusals the app's refusals: the same requests go to
+ * both paths over one registry and are compared.
  */
 import assert from "node:assert/strict";
 import { ObservalError } from "../../lib/core/mod.ts";
@@ -14,6 +14,7 @@ import {
 } from "../../lib/registry/mod.ts";
 import { createRegistryApp, embeddedTransport } from "../../lib/server/mod.ts";
 import { startRegistry, type TestRegistry } from "../support/registry.ts";
+import { startCardHost } from "./_card_host.ts";
 
 const SEARCH = "/api/v1/ard/search";
 
@@ -164,6 +165,55 @@ Deno.test("an unexpected failure in embedded search is an INTERNAL error, not an
     assert.ok(err instanceof ObservalError);
     assert.equal(err.code, "INTERNAL", err.message);
   } finally {
+    await t.close();
+  }
+});
+
+Deno.test("embedded entry reads answer exactly as the registry app does, pinned cards included", async () => {
+  const t = await setUp();
+  const host = await startCardHost();
+  try {
+    // An imported card whose pinned endpoint is on an allowed private host.
+    t.reg.setting("discovery.a2a_private_hosts", "127.0.0.1");
+    host.route("/card.json", {
+      name: "Pinned",
+      version: "1.0.0",
+      supportedInterfaces: [
+        { url: `${host.origin}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      ],
+    });
+    const client = new RegistryClient({ transport: t.direct, label: "the embedded registry" });
+    const card = await client.submitCard({ cardUrl: `${host.origin}/card.json` });
+    const cardId = String(card.identifier);
+    const agentId = String(
+      (await client.search({ query: { text: "agent" } })).results[0].identifier,
+    );
+    const refs = [
+      cardId,
+      agentId,
+      agentId.split(":").pop()!,
+      agentId.split(":").pop()!.slice(0, 8),
+      "urn:air:observal.local:agent:00000000-0000-0000-0000-000000000000",
+      "ab",
+      "a/b",
+      "%E0%A4%A",
+      "urn:air:observal.local:agent:",
+    ];
+    for (const ref of refs) {
+      const path = `/api/v1/ard/entries/${ref.startsWith("%") ? ref : encodeURIComponent(ref)}`;
+      const get = { method: "GET", path, headers: {}, timeoutMs: 5_000 };
+      assert.deepEqual(await raw(t.direct, get), await raw(t.app, get), ref);
+    }
+    const pinned = await raw(t.direct, {
+      method: "GET",
+      path: `/api/v1/ard/entries/${encodeURIComponent(cardId)}`,
+      headers: {},
+      timeoutMs: 5_000,
+    });
+    assert.equal(pinned.json?.["obs:a2aPrivateHost"], true, "the private host is judged now");
+    assert.equal(pinned.json?.["obs:a2aInterface"]?.url, `${host.origin}/a2a`);
+  } finally {
+    await host.close();
     await t.close();
   }
 });

@@ -1,15 +1,16 @@
 /**
- * The answer to `POST /api/v1/ard/search`, whole: request checks, the search, and the ARD
- * results. The HTTP route and the embedded registry's direct path both call it, so a search
- * answers the same however it arrives.
+ * Whole answers of the registry's hot read routes, searching and reading one entry: the
+ * request checks, the work and the body. The HTTP routes and the embedded registry's direct
+ * path both call them, so these answer the same however a call arrives.
  * @module
  */
 import { ObservalError } from "../core/mod.ts";
 import { SearchRequestSchema } from "../registry/schemas.ts";
 import { invalid } from "./_body.ts";
 import type { Viewer } from "./identity.ts";
+import { getVisibleEntry } from "./entries.ts";
 import { searchEntries } from "./search.ts";
-import { searchResult } from "./serialize.ts";
+import { fullDocument, searchResult } from "./serialize.ts";
 import { publicBaseUrl } from "./settings.ts";
 import type { RegistryState } from "./state.ts";
 
@@ -57,4 +58,33 @@ export function answerSearch(
   if (out.pageToken) body.pageToken = out.pageToken;
   if (request.federation === "referrals") body.referrals = [];
   return { body, total: out.total };
+}
+
+/**
+ * Answers `GET /api/v1/ard/entries/{identifier}`: the entry document with the registry's
+ * current verdict on it.
+ *
+ * @param state the open registry
+ * @param viewer who asks: an entry they may not see is NOT_FOUND
+ * @param identifier the entry's identifier, UUID or unique prefix, as the caller wrote it
+ */
+export function answerEntry(
+  state: RegistryState,
+  viewer: Viewer,
+  identifier: string,
+): Record<string, unknown> {
+  const settings = state.settings();
+  const row = getVisibleEntry(state.db, viewer, identifier, {
+    publicRegistry: settings["deployment.public_registry_enabled"],
+  });
+  const doc = fullDocument(row);
+  // Whether the pinned endpoint's host is allowed to be private, decided now: a worker
+  // of any user (not only an admin, who may read the setting) then applies the SSRF
+  // gate as the registry's admins set it, and removing a host takes effect at once.
+  const iface = doc["obs:a2aInterface"] as { url?: unknown } | undefined;
+  if (typeof iface?.url === "string" && URL.canParse(iface.url)) {
+    const host = new URL(iface.url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+    doc["obs:a2aPrivateHost"] = settings["discovery.a2a_private_hosts"].includes(host);
+  }
+  return doc;
 }
