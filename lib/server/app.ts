@@ -1,7 +1,8 @@
 /**
  * The embedded registry as a Hono app: the ARD discovery API, governed A2A imports,
  * registry Agents with per-harness install, and identity administration. The same app is
- * served over HTTP (`observal registry serve`) or called in process through `app.fetch`.
+ * served over HTTP (`observal registry serve`) or called in process (lib/server/embedded.ts,
+ * for every call it does not answer directly).
  *
  * Routes that publish, install or import load their modules (agent files, harness
  * renderers, card fetching) on their first request, so a process that only searches, as
