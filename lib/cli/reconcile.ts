@@ -1,5 +1,6 @@
 /** `observal reconcile`: settle, reap, remove and prune what delegations left behind. */
-import { reconcile, reconcileLines } from "../delegation/mod.ts";
+// Its own door: reconcile prunes telemetry, which no other delegation command loads.
+import { reconcile, reconcileLines } from "../delegation/reconcile.ts";
 import { type Command, int } from "./command.ts";
 import { withService } from "./delegate/_service.ts";
 import { printJson, say } from "./output.ts";

@@ -6,7 +6,8 @@
  * costs about 30 ms and node:process about 19 ms, each more than `deno eval ''` takes in
  * all. Deno's own API costs nothing to load, so under Deno these use it; under Node they
  * are Node's own. Code off the hot paths keeps importing `node:` built-ins directly; code
- * on them takes the rarely needed ones from {@linkcode nodeFs}, which loads on first call.
+ * on them takes the rarely needed ones from {@linkcode nodeFs}, {@linkcode nodeProcess} and
+ * the like, which load on first call.
  * @module
  */
 import type * as NodeFs from "node:fs";
@@ -25,6 +26,9 @@ interface DenoHost {
   openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
   errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exitCode: number;
+  pid: number;
+  addSignalListener(signal: "SIGINT", listener: () => void): void;
+  removeSignalListener(signal: "SIGINT", listener: () => void): void;
 }
 
 interface DenoStream {
@@ -79,6 +83,11 @@ export interface HostStream {
 /** The process's environment, as a copy. */
 export function hostEnv(): Record<string, string | undefined> {
   return deno ? deno.env.toObject() : { ...globalThis.process.env };
+}
+
+/** This process's id. */
+export function hostPid(): number {
+  return deno ? deno.pid : globalThis.process.pid;
 }
 
 /** The process's working folder. */
@@ -170,6 +179,35 @@ export function nodeCrypto(): typeof import("node:crypto") {
 /** node:fs, loaded on the first call (under Deno, with its part of the Node layer). */
 export function nodeFs(): typeof NodeFs {
   return globalThis.process.getBuiltinModule("node:fs");
+}
+
+/** node:child_process, loaded on the first call. */
+export function nodeChildProcess(): typeof import("node:child_process") {
+  return globalThis.process.getBuiltinModule("node:child_process");
+}
+
+/** node:path, loaded on the first call: what lib/core/paths.ts does not cover. */
+export function nodePath(): typeof import("node:path") {
+  return globalThis.process.getBuiltinModule("node:path");
+}
+
+/**
+ * Node's `process`: pids, signals and the rest of what only some paths need. Under Deno
+ * the first use loads its part of the Node layer, so call it where it is needed, not at
+ * module load.
+ */
+export function nodeProcess(): NodeJS.Process {
+  return globalThis.process;
+}
+
+/** Calls `listener` on Ctrl-C (SIGINT) until the function returned is called. */
+export function onInterrupt(listener: () => void): () => void {
+  if (deno) {
+    deno.addSignalListener("SIGINT", listener);
+    return () => deno.removeSignalListener("SIGINT", listener);
+  }
+  globalThis.process.on("SIGINT", listener);
+  return () => void globalThis.process.off("SIGINT", listener);
 }
 
 /** Whether something is at `path` (following links), as node:fs `existsSync` says. */

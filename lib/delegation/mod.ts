@@ -1,6 +1,7 @@
 /**
  * Delegation: guards, the service behind `observal delegate` and the MCP tools, how a
- * detached worker is started and told apart from a dead one, reaping and reconcile.
+ * detached worker is started and told apart from a dead one, and reaping. Reconcile has
+ * its own door, `reconcile.ts`: it prunes telemetry, which no other command here loads.
  *
  * This door loads no runner: the local run (harness renderers, workspaces) and the remote
  * run (the A2A client) load when a task needs them. The worker process itself enters
@@ -16,9 +17,3 @@ export { childEnv } from "./child_env.ts";
 export { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 export { type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
 export { detachedLauncher, type LaunchWorker, readPid, workerAlive } from "./worker_process.ts";
-export {
-  reconcile,
-  reconcileLines,
-  type ReconcileOptions,
-  type ReconcileReport,
-} from "./reconcile.ts";

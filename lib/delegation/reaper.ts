@@ -5,7 +5,7 @@
  * settled tasks are removed once nothing of ours runs in them.
  * @module
  */
-import { existsSync, statSync } from "node:fs";
+import { nodeFs, pathExists } from "../core/host.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import { matchProcess, signalGroup } from "../process/mod.ts";
@@ -36,7 +36,7 @@ export function reapTask(
     const match = matchProcess(meta.childPid, meta.childStartTime, root);
     if (match === "unproven") return "left";
     if (options.dryRun) {
-      return match === "ours" ? "killed" : root && existsSync(root) ? "removed" : "nothing";
+      return match === "ours" ? "killed" : root && pathExists(root) ? "removed" : "nothing";
     }
     if (match === "ours") {
       // It leads its own process group: the group signal takes its children too.
@@ -50,8 +50,8 @@ export function reapTask(
       return { ...t, metadata: { ...t.metadata, observal } };
     });
   }
-  if (options.dryRun) return root && existsSync(root) ? "removed" : "nothing";
-  if (root && existsSync(root) && removeWorkspace(root, home) && result === "nothing") {
+  if (options.dryRun) return root && pathExists(root) ? "removed" : "nothing";
+  if (root && pathExists(root) && removeWorkspace(root, home) && result === "nothing") {
     result = "removed";
   }
   return result;
@@ -73,7 +73,7 @@ export function sweepWorkspaces(
     try {
       const owner = store.findByWorkspace(root);
       if (!owner) {
-        const age = ctx.clock.now().getTime() - statSync(root).mtimeMs;
+        const age = ctx.clock.now().getTime() - nodeFs().statSync(root).mtimeMs;
         if (age > ORPHAN_WORKSPACE_MS && (options.dryRun || removeWorkspace(root, ctx.home))) {
           out.push({ root, reaped: "removed" });
         }

@@ -3,10 +3,9 @@
  * answer it and cancel it. The CLI and the MCP server are thin layers over this.
  * @module
  */
-import { randomUUID } from "node:crypto";
-import { readFileSync, rmSync, statfsSync, statSync, watch } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import process from "node:process";
+import type * as NodeFs from "node:fs";
+import { hostPlatform, nodeFs } from "../core/host.ts";
+import { dirname, join, resolve } from "../core/paths.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {
@@ -19,7 +18,6 @@ import {
 } from "../core/mod.ts";
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
 import { stateWords, type TaskStore } from "../store/mod.ts";
-import { appendCapabilityLock } from "../telemetry/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
@@ -321,8 +319,8 @@ export class DelegationService {
     this.#checkSpace();
 
     const now = ctx.clock.now();
-    const id = randomUUID();
-    const contextId = randomUUID();
+    const id = crypto.randomUUID();
+    const contextId = crypto.randomUUID();
     const meta: Record<string, unknown> = {
       target: identifier,
       targetName: name,
@@ -350,6 +348,8 @@ export class DelegationService {
     };
     this.#create(task);
     try {
+      // Telemetry loads here: only a start writes to the capability lock.
+      const { appendCapabilityLock } = await import("../telemetry/mod.ts");
       appendCapabilityLock(ctx.home, {
         ts: isoSeconds(now),
         harness: caller.harness,
@@ -402,7 +402,7 @@ export class DelegationService {
       store.taskDir(task.id, { create: true });
       prepareWorkerLog(dir);
     } catch (cause) {
-      rmSync(dir, { recursive: true, force: true });
+      nodeFs().rmSync(dir, { recursive: true, force: true });
       throw new ObservalError(
         "UNAVAILABLE",
         `Cannot create the task folder ${dir}: ${errorText(cause)}`,
@@ -412,7 +412,7 @@ export class DelegationService {
     try {
       store.insert(task);
     } catch (err) {
-      rmSync(dir, { recursive: true, force: true });
+      nodeFs().rmSync(dir, { recursive: true, force: true });
       throw err;
     }
   }
@@ -494,7 +494,7 @@ export class DelegationService {
     const need = this.#d.minFreeBytes ?? MIN_FREE_BYTES;
     let free: number;
     try {
-      const fs = statfsSync(store.root);
+      const fs = nodeFs().statfsSync(store.root);
       free = Number(fs.bavail) * Number(fs.bsize);
     } catch {
       return; // Unknown: the writes themselves will say if the disk is full.
@@ -667,7 +667,7 @@ export class DelegationService {
       return {
         ...t,
         history: [...history, ...asked, {
-          messageId: randomUUID(),
+          messageId: crypto.randomUUID(),
           role: "ROLE_USER",
           parts: [...parts],
           taskId: id,
@@ -813,9 +813,9 @@ interface TaskWatch {
  */
 function watchTask(dir: string): TaskWatch {
   let notify: (() => void) | undefined;
-  let watcher: ReturnType<typeof watch> | undefined;
+  let watcher: ReturnType<typeof NodeFs.watch> | undefined;
   try {
-    watcher = watch(dir, () => notify?.());
+    watcher = nodeFs().watch(dir, () => notify?.());
     watcher.on("error", () => {/* fall back to polling */});
   } catch { /* no file watching here: polling alone */ }
   return {
@@ -895,8 +895,9 @@ export function localPermissions(
   // kill(1) stops the child's whole process group when a scoped permission cannot; the
   // others read a child's start time, which tells it from a later process with its pid.
   const run = ["git", binary, "kill"];
-  if (process.platform === "linux") run.push("cat", "readlink");
-  if (process.platform === "darwin") run.push("ps", "lsof");
+  const platform = hostPlatform();
+  if (platform === "linux") run.push("cat", "readlink");
+  if (platform === "darwin") run.push("ps", "lsof");
   return { read: [...new Set(read)], write: [...new Set([...files.write, workspaces])], net, run };
 }
 
@@ -909,8 +910,8 @@ function repositoryPaths(cwd: string): string[] {
   for (let dir = resolve(cwd);; dir = dirname(dir)) {
     const dotGit = join(dir, ".git");
     try {
-      if (statSync(dotGit).isFile()) {
-        const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+      if (nodeFs().statSync(dotGit).isFile()) {
+        const gitdir = /^gitdir:\s*(.+)$/m.exec(nodeFs().readFileSync(dotGit, "utf8"))?.[1]?.trim();
         // A linked worktree's git directory lives in the main repository's .git.
         return gitdir ? [dir, resolve(dir, gitdir, "..", "..")] : [dir];
       }

@@ -1,23 +1,31 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
-import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { nodeFs } from "../core/host.ts";
+import { join } from "../core/paths.ts";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 
 export function userMessage(text: string, taskId: string, contextId: string): Message {
-  return { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }], taskId, contextId };
+  return textMessage("ROLE_USER", text, taskId, contextId);
 }
 
 export function agentMessage(text: string, taskId: string, contextId: string): Message {
-  return { messageId: randomUUID(), role: "ROLE_AGENT", parts: [{ text }], taskId, contextId };
+  return textMessage("ROLE_AGENT", text, taskId, contextId);
+}
+
+function textMessage(
+  role: Message["role"],
+  text: string,
+  taskId: string,
+  contextId: string,
+): Message {
+  return { messageId: crypto.randomUUID(), role, parts: [{ text }], taskId, contextId };
 }
 
 /** Tells waiters in other processes that the task changed (they watch its folder). */
 export function markChanged(store: TaskStore, task: Task): Task {
   try {
-    writeFileSync(
+    nodeFs().writeFileSync(
       join(store.taskDir(task.id, { create: true }), "state"),
       `${task.status.state}\n`,
     );

@@ -4,8 +4,8 @@
  * runner as soon as the task is read.
  * @module
  */
-import process from "node:process";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
+import { hostPid } from "../core/host.ts";
 import { ObservalError } from "../core/mod.ts";
 import { stateWords } from "../store/mod.ts";
 import type { RemoteRunDeps } from "./remote_run.ts";
@@ -29,8 +29,8 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
     : import("./remote_run.ts");
   runner.catch(() => {/* reported where it is awaited */});
   // First thing: a starting worker must never look like a missing one.
-  writePid(store.taskDir(taskId, { create: true }), process.pid);
-  store.setWorkerPid(taskId, process.pid);
+  writePid(store.taskDir(taskId, { create: true }), hostPid());
+  store.setWorkerPid(taskId, hostPid());
   if (isFinal(task.status.state)) return 0;
   if (store.cancelRequested(taskId)) {
     // Canceled before this worker began: a reply it was started for is never sent.

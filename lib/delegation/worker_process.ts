@@ -5,9 +5,8 @@
  * live worker from a dead one.
  * @module
  */
-import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { nodeChildProcess, nodeFs } from "../core/host.ts";
+import { join } from "../core/paths.ts";
 import { pidExists, processCommandLine } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
 import { TASK_LOGS, type TaskLogName } from "../store/mod.ts";
@@ -35,13 +34,13 @@ export function logFile(name: TaskLogName["name"]): string {
  * file fails the command before any task exists.
  */
 export function prepareWorkerLog(taskDir: string): void {
-  closeSync(openSync(workerLog(taskDir), "a", 0o600));
+  nodeFs().closeSync(nodeFs().openSync(workerLog(taskDir), "a", 0o600));
 }
 
 /** The pid in the task folder's `worker.pid`, if there is a valid one. */
 export function readPid(taskDir: string): number | undefined {
   try {
-    const n = Number(readFileSync(pidFile(taskDir), "utf8").trim());
+    const n = Number(nodeFs().readFileSync(pidFile(taskDir), "utf8").trim());
     return Number.isSafeInteger(n) && n > 0 ? n : undefined;
   } catch {
     return undefined;
@@ -50,12 +49,12 @@ export function readPid(taskDir: string): number | undefined {
 
 /** Writes the task folder's `worker.pid`. */
 export function writePid(taskDir: string, pid: number): void {
-  writeFileSync(pidFile(taskDir), `${pid}\n`, { mode: 0o600 });
+  nodeFs().writeFileSync(pidFile(taskDir), `${pid}\n`, { mode: 0o600 });
 }
 
 /** Removes the task folder's `worker.pid` (a new worker is about to start). */
 export function clearPid(taskDir: string): void {
-  rmSync(pidFile(taskDir), { force: true });
+  nodeFs().rmSync(pidFile(taskDir), { force: true });
 }
 
 /**
@@ -74,9 +73,9 @@ export function workerAlive(pid: number, taskId: string): boolean {
 export function detachedLauncher(ctx: Context): LaunchWorker {
   return (taskId, taskDir, perms) => {
     const [command, ...args] = selfCommand(["delegate", "worker", taskId], perms);
-    const log = openSync(workerLog(taskDir), "a", 0o600);
+    const log = nodeFs().openSync(workerLog(taskDir), "a", 0o600);
     try {
-      const child = spawn(command, args, {
+      const child = nodeChildProcess().spawn(command, args, {
         cwd: taskDir,
         env: ctx.env as Record<string, string>,
         detached: true,
@@ -91,7 +90,7 @@ export function detachedLauncher(ctx: Context): LaunchWorker {
       child.unref();
       return child.pid;
     } finally {
-      closeSync(log);
+      nodeFs().closeSync(log);
     }
   };
 }

@@ -4,8 +4,7 @@
  * which such a process is allowed to run by name.
  * @module
  */
-import { spawnSync } from "node:child_process";
-import process from "node:process";
+import { nodeChildProcess, nodeProcess } from "../core/host.ts";
 
 /** What became of a signal. */
 export type SignalResult = "sent" | "gone" | "denied";
@@ -16,7 +15,7 @@ export type SignalResult = "sent" | "gone" | "denied";
  */
 export function sendSignal(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): SignalResult {
   try {
-    process.kill(pid, signal);
+    nodeProcess().kill(pid, signal);
     return "sent";
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -26,7 +25,7 @@ export function sendSignal(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): Sign
   }
   const name = signal === 0 ? "0" : signal.slice(3);
   try {
-    const r = spawnSync("kill", [`-${name}`, "--", String(pid)], {
+    const r = nodeChildProcess().spawnSync("kill", [`-${name}`, "--", String(pid)], {
       stdio: "ignore",
       timeout: 10_000,
     });

@@ -2,9 +2,7 @@
  * Looks a program up on PATH the way a shell would, without running a shell.
  * @module
  */
-import { statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
-import process from "node:process";
+import { hostPlatform, nodeFs, nodePath } from "../core/host.ts";
 
 /** Options for {@linkcode findExecutable}. */
 export interface FindExecutableOptions {
@@ -18,7 +16,7 @@ export interface FindExecutableOptions {
 
 function isExecutableFile(path: string, windows: boolean): boolean {
   try {
-    const stat = statSync(path);
+    const stat = nodeFs().statSync(path);
     // Mode bits rather than access(2): under Deno that needs uid access, and a worker
     // that may only read a few paths still has to find its harness.
     return stat.isFile() && (windows || (stat.mode & 0o111) !== 0);
@@ -44,7 +42,8 @@ export function findExecutable(
   name: string,
   options: FindExecutableOptions = {},
 ): string | undefined {
-  const platform = options.platform ?? process.platform;
+  const { delimiter, isAbsolute, join } = nodePath();
+  const platform = options.platform ?? hostPlatform();
   const windows = platform === "win32";
   if (!name || name.includes("\0")) return undefined;
   const exts = windows

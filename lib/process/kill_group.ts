@@ -3,17 +3,16 @@
  * process group (POSIX) or process tree (Windows), so one signal reaches all of it.
  * @module
  */
-import { spawnSync } from "node:child_process";
-import process from "node:process";
 import { sendSignal } from "./_signal.ts";
 import type { Clock } from "../core/mod.ts";
 import { pidExists } from "./process_identity.ts";
+import { hostPlatform, nodeChildProcess } from "../core/host.ts";
 
 /** Sends `signal` to the process group led by `pid` (POSIX) or kills its tree (Windows). */
 export function signalGroup(
   pid: number,
   signal: "SIGTERM" | "SIGKILL",
-  platform: NodeJS.Platform = process.platform,
+  platform: NodeJS.Platform = hostPlatform(),
 ): void {
   if (!Number.isSafeInteger(pid) || pid <= 1) return;
   if (platform === "win32") {
@@ -21,7 +20,11 @@ export function signalGroup(
     const args = ["/T", "/PID", String(pid)];
     if (signal === "SIGKILL") args.unshift("/F");
     try {
-      spawnSync("taskkill", args, { stdio: "ignore", timeout: 10_000, windowsHide: true });
+      nodeChildProcess().spawnSync("taskkill", args, {
+        stdio: "ignore",
+        timeout: 10_000,
+        windowsHide: true,
+      });
     } catch { /* gone already */ }
     return;
   }

@@ -4,12 +4,8 @@
  * spawn a child and compare it before we ever signal that pid again.
  * @module
  */
-import { spawnSync } from "node:child_process";
-import { readFileSync, readlinkSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
-import process from "node:process";
 import { sendSignal } from "./_signal.ts";
-import { pauseSync } from "../core/host.ts";
+import { hostPlatform, nodeChildProcess, nodeFs, nodePath, pauseSync } from "../core/host.ts";
 
 /** What identifies a running process across pid reuse. */
 export interface ProcessIdentity {
@@ -69,7 +65,7 @@ function statFields(stat: string): string[] {
  */
 function readProc(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
+    return nodeFs().readFileSync(path, "utf8");
   } catch (err) {
     if ((err as Error).name !== "NotCapable") return undefined;
     return run("cat", [path]);
@@ -78,7 +74,7 @@ function readProc(path: string): string | undefined {
 
 function readProcLink(path: string): string | undefined {
   try {
-    return readlinkSync(path);
+    return nodeFs().readlinkSync(path);
   } catch (err) {
     if ((err as Error).name !== "NotCapable") return undefined;
     return run("readlink", [path])?.replace(/\n$/, "");
@@ -101,7 +97,11 @@ function linuxIdentity(pid: number): ProcessIdentity | undefined {
 
 function run(command: string, args: string[]): string | undefined {
   try {
-    const r = spawnSync(command, args, { encoding: "utf8", timeout: 10_000, windowsHide: true });
+    const r = nodeChildProcess().spawnSync(command, args, {
+      encoding: "utf8",
+      timeout: 10_000,
+      windowsHide: true,
+    });
     // Under a permission sandbox a refused program reports no status at all.
     return r.status === 0 && typeof r.stdout === "string" ? r.stdout : undefined;
   } catch {
@@ -140,8 +140,7 @@ function windowsIdentity(pid: number): ProcessIdentity | undefined {
  * @example
  * ```ts
  * import process from "node:process";
-import { sendSignal } from "./_signal.ts";
-import { pauseSync } from "../core/host.ts";
+ *
  * processIdentity(process.pid)?.startTime; // e.g. "linux:2f0c…:123456"
  * ```
  */
@@ -150,7 +149,7 @@ export function processIdentity(
   options: IdentityOptions = {},
 ): ProcessIdentity | undefined {
   if (!pidExists(pid)) return undefined;
-  switch (options.platform ?? process.platform) {
+  switch (options.platform ?? hostPlatform()) {
     case "linux":
       return linuxIdentity(pid);
     case "darwin":
@@ -195,6 +194,7 @@ export function matchProcess(
 }
 
 function isInside(path: string, dir: string): boolean {
+  const { relative, resolve, sep } = nodePath();
   const rel = relative(resolve(dir), resolve(path));
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 }
@@ -208,7 +208,7 @@ export function processCommandLine(
   options: CommandLineOptions = {},
 ): string | undefined {
   if (!pidExists(pid)) return undefined;
-  const platform = options.platform ?? process.platform;
+  const platform = options.platform ?? hostPlatform();
   if (platform === "linux") return linuxCommandLine(pid, options);
   if (platform === "darwin") return run("ps", ["-o", "command=", "-p", String(pid)])?.trim();
   return undefined;

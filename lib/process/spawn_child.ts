@@ -3,9 +3,8 @@
  * capped, so a chatty or hostile child can neither fill the disk nor our memory.
  * @module
  */
-import { spawn } from "node:child_process";
-import { closeSync, openSync, writeSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { nodeChildProcess, nodeFs } from "../core/host.ts";
 
 /** Options for {@linkcode spawnChild}. */
 export interface SpawnChildOptions {
@@ -39,14 +38,16 @@ export interface ChildHandle {
 const DEFAULT_MAX = 16 * 1024 * 1024;
 
 function capture(stream: Readable | null, path: string, max: number): Promise<number> {
-  const fd = openSync(path, "a", 0o600);
+  const fd = nodeFs().openSync(path, "a", 0o600);
   let kept = 0;
   let dropped = 0;
   return new Promise((resolve) => {
     const done = () => {
       try {
-        if (dropped > 0) writeSync(fd, `\n[observal: ${dropped} more bytes were dropped]\n`);
-        closeSync(fd);
+        if (dropped > 0) {
+          nodeFs().writeSync(fd, `\n[observal: ${dropped} more bytes were dropped]\n`);
+        }
+        nodeFs().closeSync(fd);
       } catch { /* closed already */ }
       resolve(dropped);
     };
@@ -55,7 +56,7 @@ function capture(stream: Readable | null, path: string, max: number): Promise<nu
       const room = max - kept;
       if (room > 0) {
         const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
-        writeSync(fd, part);
+        nodeFs().writeSync(fd, part);
         kept += part.length;
       }
       dropped += Math.max(0, chunk.length - Math.max(room, 0));
@@ -76,7 +77,7 @@ export async function spawnChild(
   options: SpawnChildOptions,
 ): Promise<ChildHandle> {
   const max = options.maxBytes ?? DEFAULT_MAX;
-  const child = spawn(argv[0], argv.slice(1), {
+  const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {
     cwd: options.cwd,
     env: Object.fromEntries(
       Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),

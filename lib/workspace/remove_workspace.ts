@@ -2,8 +2,7 @@
  * Deleting a workspace, and nothing that merely looks like one.
  * @module
  */
-import { chmodSync, lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { nodeFs, nodePath } from "../core/host.ts";
 import { ObservalError } from "../core/mod.ts";
 import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 
@@ -26,6 +25,9 @@ import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_
  * ```
  */
 export function removeWorkspace(root: string, home: string): boolean {
+  // Loaded here, not with the module: most commands that can reap never need to.
+  const { lstatSync, realpathSync, rmSync } = nodeFs();
+  const { basename, dirname, isAbsolute, resolve } = nodePath();
   if (!exists(root)) {
     if (
       isAbsolute(root) && isRootName(basename(root)) &&
@@ -56,7 +58,8 @@ export function removeWorkspace(root: string, home: string): boolean {
 }
 
 function isWorkspacesDir(dir: string, home: string): boolean {
-  const wanted = resolve(workspacesDir(home));
+  const { realpathSync } = nodeFs();
+  const wanted = nodePath().resolve(workspacesDir(home));
   if (dir === wanted) return true;
   try {
     return realpathSync(dir) === realpathSync(wanted);
@@ -66,10 +69,11 @@ function isWorkspacesDir(dir: string, home: string): boolean {
 }
 
 function makeWritable(dir: string): void {
+  const { chmodSync, readdirSync } = nodeFs();
   try {
     chmodSync(dir, 0o700);
     for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) makeWritable(join(dir, e.name));
+      if (e.isDirectory()) makeWritable(nodePath().join(dir, e.name));
     }
   } catch {
     // Best effort; whatever is left shows in the return value.

@@ -3,8 +3,8 @@
  * `<home>/delegations/ws/` whose name starts with {@linkcode WORKSPACE_PREFIX}.
  * @module
  */
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { nodeFs, nodePath, pathExists } from "../core/host.ts";
+import { join } from "../core/paths.ts";
 
 /** Every workspace root's name starts with this. */
 export const WORKSPACE_PREFIX = "observal-delegate-";
@@ -25,9 +25,11 @@ export function workspacesDir(home: string): string {
 
 /** The workspace roots under `home` (resolved paths, sorted); none when the folder is missing. */
 export function listWorkspaceRoots(home: string): string[] {
+  // Most homes have never held a workspace: say so without loading node:fs.
+  if (!pathExists(workspacesDir(home))) return [];
   const dir = tryRealpath(workspacesDir(home));
   if (!dir) return [];
-  return readdirSync(dir, { withFileTypes: true })
+  return nodeFs().readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isDirectory() && isRootName(e.name))
     .map((e) => join(dir, e.name))
     .sort();
@@ -45,6 +47,7 @@ export function listWorkspaceRoots(home: string): string[] {
  * ```
  */
 export function workspaceRootOf(path: string, home: string): string | undefined {
+  const { isAbsolute, relative, sep } = nodePath();
   if (!isAbsolute(path)) return undefined;
   const dir = tryRealpath(workspacesDir(home));
   const real = tryRealpath(path);
@@ -56,7 +59,7 @@ export function workspaceRootOf(path: string, home: string): string | undefined 
   const root = join(dir, name);
   try {
     // Resolved already, so a symlink here would be a race; refuse it all the same.
-    const st = lstatSync(root);
+    const st = nodeFs().lstatSync(root);
     return st.isDirectory() && !st.isSymbolicLink() ? root : undefined;
   } catch {
     return undefined;
@@ -71,7 +74,7 @@ export function isRootName(name: string): boolean {
 
 function tryRealpath(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return nodeFs().realpathSync(path);
   } catch {
     return undefined;
   }
@@ -80,7 +83,7 @@ function tryRealpath(path: string): string | undefined {
 /** Whether anything (a file, a folder, a link, even a dangling one) is at `path`. */
 export function exists(path: string): boolean {
   try {
-    lstatSync(path);
+    nodeFs().lstatSync(path);
     return true;
   } catch {
     return false;

@@ -87,13 +87,20 @@ Deno.test("the command table and core load no node: built-in", async () => {
   assert.deepEqual(loaded(graph, HEAVY_BUILTINS), []);
 });
 
-Deno.test("list, search, the store, the embedded registry and the MCP server load no node: built-in but node:sqlite", async () => {
+Deno.test("delegate commands, search, the store, the embedded registry and the MCP server load no node: built-in but node:sqlite", async () => {
   for (
     const entry of [
       "lib/cli/delegate/list.ts",
+      "lib/cli/delegate/status.ts",
+      "lib/cli/delegate/run.ts",
+      "lib/cli/delegate/cancel.ts",
+      "lib/cli/delegate/worker.ts",
+      "lib/delegation/mod.ts",
       "lib/store/mod.ts",
       "lib/cli/registry/search.ts",
       "lib/server/mod.ts",
+      "lib/server/open.ts",
+      "lib/server/embedded.ts",
       "lib/cli/delegate/mcp.ts",
       "lib/mcp/mod.ts",
     ]

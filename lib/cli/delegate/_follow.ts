@@ -1,6 +1,6 @@
 /** What the waiting delegate commands share: the --wait flag, the wait itself, the result. */
-import process from "node:process";
 import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
+import { onInterrupt } from "../../core/host.ts";
 import type { Context } from "../../core/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";
@@ -84,7 +84,7 @@ export async function follow(
   const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
   const onSigint = () => stop.abort(new DOMException("Interrupted", "AbortError"));
-  process.on("SIGINT", onSigint);
+  const offSigint = onInterrupt(onSigint);
   let task: Task;
   try {
     task = await withService(
@@ -97,7 +97,7 @@ export async function follow(
     note(ctx, "Interrupted before anything was started or sent.");
     return TASK_EXIT.interrupted;
   } finally {
-    process.off("SIGINT", onSigint);
+    offSigint();
     p.done();
   }
   const code = report(task);
