@@ -8,7 +8,7 @@
  */
 import { programArgs } from "./lib/core/runtime.ts";
 import { isVersionRequest, versionText } from "./lib/core/version.ts";
-import { hostStream, setExitCode } from "./lib/core/host.ts";
+import { endProcess, hostStream } from "./lib/core/host.ts";
 
 /** Runs the CLI on argv; resolves to the exit code. */
 async function main(argv: string[]): Promise<number> {
@@ -38,10 +38,10 @@ if (import.meta.main) {
   } else {
     // No top-level await, so the same bundle can also be a CommonJS entry.
     main(argv).then(
-      (code) => setExitCode(code),
+      (code) => endProcess(code),
       (err) => {
         console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-        setExitCode(1);
+        endProcess(1);
       },
     );
   }

@@ -97,6 +97,8 @@ export class ToolServer {
   #listed?: ListedTool[];
   /** Requests being answered, so a cancel can stop one. */
   readonly #running = new Map<RequestId, AbortController>();
+  /** Every answer under way, its write included, so closing can wait for them. */
+  readonly #pending = new Set<Promise<void>>();
   #transport?: MessageTransport;
 
   /**
@@ -124,9 +126,14 @@ export class ToolServer {
     await transport.start();
   }
 
-  /** Closes the transport (which calls `onclose`); requests under way are abandoned. */
+  /**
+   * Closes the transport (which calls `onclose`). Requests under way are aborted, then
+   * waited for: a tool stops at its next safe point (a delegation that was being started
+   * still gets its worker), so the process can end as soon as this returns.
+   */
   async close(): Promise<void> {
     await this.#transport?.close();
+    await Promise.allSettled(this.#pending);
   }
 
   #onMessage(message: JSONRPCMessage): void {
@@ -145,20 +152,22 @@ export class ToolServer {
     const transport = this.#transport;
     const controller = new AbortController();
     this.#running.set(request.id, controller);
-    const answer = (message: JSONRPCMessage) => {
+    const answer = async (message: JSONRPCMessage) => {
       if (controller.signal.aborted || this.#transport !== transport) return;
-      transport?.send(message).catch((err) => this.onerror?.(toError(err)));
+      await transport?.send(message).catch((err) => this.onerror?.(toError(err)));
     };
-    this.#answer(request, controller.signal).then(
+    const pending = this.#answer(request, controller.signal).then(
       (result) => answer({ jsonrpc: "2.0", id: request.id, result }),
       (err) => {
         const e = toError(err);
         const code = err instanceof JsonRpcError ? err.code : ErrorCode.InternalError;
-        answer({ jsonrpc: "2.0", id: request.id, error: { code, message: e.message } });
+        return answer({ jsonrpc: "2.0", id: request.id, error: { code, message: e.message } });
       },
     ).finally(() => {
       if (this.#running.get(request.id) === controller) this.#running.delete(request.id);
+      this.#pending.delete(pending);
     });
+    this.#pending.add(pending);
   }
 
   async #answer(request: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {

@@ -172,3 +172,32 @@ Deno.test("ToolServer aborts a call the client cancels and does not answer it", 
     await client.close();
   }
 });
+
+Deno.test("ToolServer.close() aborts calls under way and returns only once they have finished", async () => {
+  const { promise: started, resolve: start } = Promise.withResolvers<void>();
+  let cleanedUp = false;
+  const slow: Tool = {
+    name: "slow",
+    title: "Slow",
+    description: "Cleans up for a while when aborted",
+    input: z.object({}),
+    run: async (_args, { signal }) => {
+      start();
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      // What a delegation does when its caller leaves mid-start: finish starting it.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      cleanedUp = true;
+      return { content: [] };
+    },
+  };
+  const server = new ToolServer({ name: "demo", version: "1" }, { tools: [slow] });
+  const { client, sent } = await connect(server);
+  const call = client.callTool({ name: "slow", arguments: {} }).catch((e) => e);
+  await started;
+  await server.close();
+  assert.ok(cleanedUp, "close() returned while a call was still cleaning up");
+  await call;
+  // initialize only: the aborted call's answer went nowhere.
+  assert.equal(sent.length, 1, JSON.stringify(sent));
+  await client.close();
+});
