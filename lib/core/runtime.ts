@@ -12,6 +12,7 @@
 import type * as NodeFs from "node:fs";
 import type * as NodePath from "node:path";
 import type * as NodeUrl from "node:url";
+import { nodeProcess } from "./host.ts";
 
 interface DenoLike {
   version: { deno: string };
@@ -22,11 +23,6 @@ interface DenoLike {
 
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno as DenoLike | undefined;
-
-/** The process object (under Deno, its Node layer loads on first use). */
-function nodeProcess(): NodeJS.Process {
-  return globalThis.process;
-}
 
 /** The built-ins this module uses, loaded together the first time one is needed. */
 function builtins(): { fs: typeof NodeFs; path: typeof NodePath; url: typeof NodeUrl } {
