@@ -12,7 +12,7 @@
 import type * as NodeFs from "node:fs";
 import type * as NodePath from "node:path";
 import type * as NodeUrl from "node:url";
-import { nodeProcess } from "./host.ts";
+import { nodeFs, nodePath, nodeProcess } from "./host.ts";
 
 interface DenoLike {
   version: { deno: string };
@@ -26,12 +26,7 @@ const deno = (globalThis as any).Deno as DenoLike | undefined;
 
 /** The built-ins this module uses, loaded together the first time one is needed. */
 function builtins(): { fs: typeof NodeFs; path: typeof NodePath; url: typeof NodeUrl } {
-  const p = nodeProcess();
-  return {
-    fs: p.getBuiltinModule("node:fs"),
-    path: p.getBuiltinModule("node:path"),
-    url: p.getBuiltinModule("node:url"),
-  };
+  return { fs: nodeFs(), path: nodePath(), url: nodeProcess().getBuiltinModule("node:url") };
 }
 
 /** The command line's arguments after the program (and, under Node, its script). */

@@ -14,8 +14,6 @@ import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { concatBytes } from "../core/bytes.ts";
 import { type ByteReader, type ByteWriter, hostStdio, nodeFs } from "../core/host.ts";
-
-export type { ByteReader, ByteWriter };
 import {
   asJsonRpcMessage,
   ErrorCode,
@@ -23,6 +21,8 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from "./_json_rpc.ts";
+
+export type { ByteReader, ByteWriter };
 
 /** The longest line {@linkcode StdioTransport} accepts by default: 1 MiB, newline excluded. */
 export const MAX_LINE_BYTES = 1024 * 1024;
