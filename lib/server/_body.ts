@@ -11,6 +11,7 @@ export function tooLargeBody(): ObservalError {
   return new ObservalError(
     "INVALID_ARGUMENT",
     `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+    { remediation: "Send less: no field of a registry request needs that much" },
   );
 }
 

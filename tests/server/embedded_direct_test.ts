@@ -77,11 +77,13 @@ function call(body: string, headers: Record<string, string> = {}): RegistryCall 
 /** A transport's answer or error, as the client reads it. */
 async function raw(transport: Transport, c: RegistryCall) {
   const answer: RegistryAnswer | ObservalError = await transport(c).catch((e) => e);
-  if (answer instanceof ObservalError) return { code: answer.code, message: answer.message };
+  if (answer instanceof ObservalError) {
+    return { code: answer.code, message: answer.message, remediation: answer.remediation };
+  }
   const json = JSON.parse(answer.text);
   return answer.status === 200
     ? { total: answer.headers.get("X-Total-Count"), json }
-    : { code: json.errorCode, message: json.message };
+    : { code: json.errorCode, message: json.message, remediation: json.remediation };
 }
 
 Deno.test("embedded search answers exactly as the registry app does", async () => {
@@ -142,6 +144,7 @@ Deno.test("embedded search refuses bodies the app refuses, and leaves signed cal
     for (const body of bodies) {
       const [direct, app] = [await raw(t.direct, call(body)), await raw(t.app, call(body))];
       assert.equal(direct.code, "INVALID_ARGUMENT", body.slice(0, 20));
+      assert.ok(direct.remediation, `no next step for ${body.slice(0, 20)}`);
       assert.deepEqual(direct, app, body.slice(0, 20));
     }
     // A call with an API key is authenticated by the app, never taken as the local admin.
