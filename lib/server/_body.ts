@@ -47,5 +47,7 @@ export function invalid(error: z.ZodError): ObservalError {
   const detail = issue?.code === "unrecognized_keys"
     ? `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`
     : issue?.message ?? "invalid";
-  return new ObservalError("INVALID_ARGUMENT", `Invalid request: ${path}: ${detail}`);
+  return new ObservalError("INVALID_ARGUMENT", `Invalid request: ${path}: ${detail}`, {
+    remediation: `Correct ${path} and send the request again`,
+  });
 }
