@@ -348,30 +348,12 @@ export class DelegationService {
     };
     this.#create(task);
     try {
-      // Telemetry loads here: only a start writes to the capability lock.
-      const { appendCapabilityLock } = await import("../telemetry/mod.ts");
-      appendCapabilityLock(ctx.home, {
-        ts: isoSeconds(now),
-        harness: caller.harness,
-        cwd: ctx.cwd,
-        identifier,
-        kind: isA2a ? "external" : "agent",
-        component_id: agentId,
-        native_ref: task.metadata.observal.nativeRef,
-        version: task.metadata.observal.version,
-        digest: task.metadata.observal.digest,
-        mode: "delegated",
-        source: "delegate",
-        session_hint: caller.sessionHint,
-        extra: {
-          task_id: id,
-          ...(task.metadata.observal.harness
-            ? { child_harness: task.metadata.observal.harness }
-            : {}),
-        },
-      });
-    } catch { /* telemetry never blocks a delegation */ }
-    this.#launch(task, perms);
+      this.#launch(task, perms);
+    } finally {
+      // Written once the worker is starting, so the two overlap; a failed launch is
+      // recorded too.
+      await this.#recordStart(task, caller);
+    }
     try {
       return await this.wait(id, options.waitSeconds ?? 0, {
         since,
@@ -388,6 +370,30 @@ export class DelegationService {
           `\`observal delegate status ${id}\` shows how the task ended`,
       });
     }
+  }
+
+  /** Appends the start to the capability lock. Telemetry never blocks a delegation. */
+  async #recordStart(task: Task, caller: Caller): Promise<void> {
+    const meta = task.metadata.observal;
+    try {
+      // Telemetry loads here: only a start writes to the capability lock.
+      const { appendCapabilityLock } = await import("../telemetry/mod.ts");
+      appendCapabilityLock(this.#d.ctx.home, {
+        ts: meta.createdAt,
+        harness: caller.harness,
+        cwd: meta.cwd,
+        identifier: meta.target,
+        kind: meta.kind === "a2a" ? "external" : "agent",
+        component_id: meta.agentId,
+        native_ref: meta.nativeRef,
+        version: meta.version,
+        digest: meta.digest,
+        mode: "delegated",
+        source: "delegate",
+        session_hint: caller.sessionHint,
+        extra: { task_id: task.id, ...(meta.harness ? { child_harness: meta.harness } : {}) },
+      });
+    } catch { /* never in the way */ }
   }
 
   /**
