@@ -192,7 +192,11 @@ export function selfCommand(args: readonly string[], perms: SelfPermissions = {}
     : deno.mainModule;
   const flags = ["run", "--no-prompt", "--allow-env", "--allow-sys=hostname,osRelease"];
   // From source the project's deno.json says how npm packages resolve, wherever the cwd is.
-  if (fromSource) flags.push(`--config=${fileURLToPath(new URL("../../deno.json", here))}`);
+  // A bundle resolves everything itself: a deno.json above it (one that loads dynamic
+  // imports lazily would need read access to its chunks) must not apply.
+  flags.push(
+    fromSource ? `--config=${fileURLToPath(new URL("../../deno.json", here))}` : "--no-config",
+  );
   const read = [
     ...fromSource ? sourceReadRoots(fileURLToPath(new URL("../..", here))) : [],
     ...perms.read ?? [],
@@ -234,7 +238,7 @@ export function selfLauncher(
   // narrower permissions; it writes only OBSERVAL_HOME.
   const [, ...rest] = selfCommand([], {});
   const main = rest.at(-1)!;
-  const config = rest.find((a) => a.startsWith("--config="));
+  const config = rest.find((a) => a.startsWith("--config=") || a === "--no-config");
   return [
     exec,
     "run",

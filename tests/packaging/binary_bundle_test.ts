@@ -35,6 +35,9 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a del
   const dir = mkdtempSync(join(tmpdir(), "observal-bundle-"));
   const pg = await playground({ behaviour: "complete" });
   try {
+    // Under a project whose deno.json loads dynamic imports lazily (as this repository's
+    // does): a worker that read that config could not load its own chunks.
+    writeFileSync(join(dir, "deno.json"), JSON.stringify({ unstable: ["lazy-dynamic-imports"] }));
     const out = join(dir, "bundle");
     execFileSync("bash", ["compile.sh", "--bundle", out], { cwd: root, stdio: "pipe" });
     // Split at every dynamic import: a start loads the entry, not every command's code.
