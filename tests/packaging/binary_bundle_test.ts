@@ -31,7 +31,7 @@ function compiledPermissions(): string[] {
   return line[1].split(/\s+/).filter(Boolean);
 }
 
-Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a delegation runs through it", async () => {
+Deno.test("compile.sh --bundle: a small entry and a chunk per command; a delegation, an MCP install and doctor run through it", async () => {
   const dir = mkdtempSync(join(tmpdir(), "observal-bundle-"));
   const pg = await playground({ behaviour: "complete" });
   try {
@@ -44,11 +44,11 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a del
     assert.ok(statSync(join(out, "observal.mjs")).size < 64 * 1024);
     assert.ok(readdirSync(join(out, "chunks")).length >= 20);
 
-    const observal = async (args: string[]) => {
+    const observal = async (args: string[], cwd = dir) => {
       const r = await new Deno.Command(Deno.execPath(), {
         args: ["run", "--no-config", ...compiledPermissions(), join(out, "observal.mjs"), ...args],
         env: pg.env as Record<string, string>,
-        cwd: dir,
+        cwd,
       }).output();
       const text = (b: Uint8Array) => new TextDecoder().decode(b);
       return { code: r.code, stdout: text(r.stdout), stderr: text(r.stderr) };
@@ -71,6 +71,20 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command, and a del
         i.identifier === pg.identifier
       ),
     );
+
+    // Dependencies bundled from CommonJS (yaml in the harness configs, cross-spawn in the
+    // MCP client that doctor probes with) ask for Node's built-ins with `require`.
+    const project = join(dir, "project");
+    mkdirSync(project);
+    execFileSync("git", ["init", "-q"], { cwd: project });
+    const install = await observal(["mcp", "install", "--harness", "claude-code"], project);
+    assert.equal(install.code, 0, install.stderr);
+    const doctor = await observal(["doctor", "--json"], project);
+    const entry = JSON.parse(doctor.stdout).checks.find((c: { check: string }) =>
+      c.check.startsWith("observal-agents in ")
+    );
+    assert.equal(entry?.status, "ok", doctor.stdout + doctor.stderr);
+    assert.match(entry.detail, /launches, 4 tools/);
   } finally {
     await pg.close();
     rmSync(dir, { recursive: true, force: true });
