@@ -5,8 +5,11 @@
  * allows it, so nothing can leave the machine.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { type HarnessKey, planHeadlessRun } from "../../lib/harness/mod.ts";
 import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support/harness_clis.ts";
@@ -25,11 +28,48 @@ const STEPS: ScriptStep[] = [
   { say: FINAL },
 ];
 
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * How observal is installed: from source; the npm package under Node (whose workers run
+ * under Node's permission model); the bundle a compiled binary embeds, run as the binary
+ * runs it. Each shipped form is built once, on first use, and removed when the file's
+ * tests end.
+ */
+type Form = "source" | "npm" | "binary";
+const built = new Map<Form, string[]>();
+const scratch: string[] = [];
+function observalArgv(form: Form): string[] {
+  if (form === "source") return [Deno.execPath(), "run", "-A", MAIN];
+  let argv = built.get(form);
+  if (argv) return argv;
+  if (form === "npm") {
+    // Inside the repository, so Node finds the dependencies as an install would.
+    const out = join(REPO, "tmp", `npm-harness-${crypto.randomUUID().slice(0, 8)}`);
+    scratch.push(out);
+    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
+      cwd: REPO,
+      stdio: "pipe",
+    });
+    argv = [join(REPO, "node_modules", ".bin", "node"), join(out, "bin", "observal.mjs")];
+  } else {
+    const out = mkdtempSync(join(tmpdir(), "observal-bundle-"));
+    scratch.push(out);
+    execFileSync("bash", ["compile.sh", "--bundle", join(out, "b")], { cwd: REPO, stdio: "pipe" });
+    argv = [Deno.execPath(), "run", "--no-config", "-A", join(out, "b", "observal.mjs")];
+  }
+  built.set(form, argv);
+  return argv;
+}
+globalThis.addEventListener("unload", () => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
 async function runObserval(
   argv: string[],
-  options: { enter: string[]; cwd: string; env: Record<string, string> },
+  options: { enter: string[]; cwd: string; env: Record<string, string>; form: Form },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cmd = [...options.enter, Deno.execPath(), "run", "-A", MAIN, ...argv];
+  const cmd = [...options.enter, ...observalArgv(options.form), ...argv];
   const out = await new Deno.Command(cmd[0], {
     args: cmd.slice(1),
     cwd: options.cwd,
@@ -41,8 +81,9 @@ async function runObserval(
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp) {
-  Deno.test(`delegate run --harness ${key}: the real CLI edits the copy; the patch applies`, async () => {
+function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form = "source") {
+  const from = form === "source" ? "" : ` (${form})`;
+  Deno.test(`delegate run --harness ${key}${from}: the real CLI edits the copy; the patch applies`, async () => {
     const cli = await ensureHarnessCli(key);
     const model = await startModelServerInNetns();
     const pg = await localPlayground({
@@ -69,7 +110,7 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp) {
       const gitBefore = gitDirState(pg.repo);
       const r = await runObserval(
         ["delegate", "run", pg.identifier, "--harness", key, "--json", "--wait", "300", "--", TASK],
-        { enter: model.enter, cwd: pg.repo, env },
+        { enter: model.enter, cwd: pg.repo, env, form },
       );
       const task = JSON.parse(r.stdout || "{}") as Task;
       const detail = () => {
@@ -135,6 +176,10 @@ delegateTest("codex", /^[0-9a-f-]{36}$/);
 delegateTest("pi", "chosen");
 delegateTest("opencode", /^ses_/);
 delegateTest("copilot-cli", "chosen");
+// As installed: the npm package's worker runs under Node's permission model; the binary's
+// bundle loads harness renderers from its chunks.
+delegateTest("claude-code", "chosen", "npm");
+delegateTest("codex", /^[0-9a-f-]{36}$/, "binary");
 
 /** The help text a flag must appear in, per harness. */
 const HELP: Record<HarnessCliKey, string[]> = {
