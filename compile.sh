@@ -31,13 +31,14 @@ DENO_VER=$("$DENO" --version | awk 'NR==1{print $2}')
 # no others. As one file, every start loaded every command (`--version` took 96 ms instead
 # of 23, `delegate list` 91 instead of 66).
 # Dependencies shipped as CommonJS (yaml, the MCP SDK's cross-spawn) require Node's
-# built-ins, and an ES module under Deno has no `require`: each file gets one that hands out
-# the built-in (on first call, so a start that needs none loads none).
+# built-ins, and an ES module has no `require`: each file gets one from
+# scripts/require_banner.js (shared with the npm build), which loads a built-in only when
+# called.
 split_bundle() { # DIR
   "$BIN/esbuild" main.ts --bundle --platform=node --format=esm --target=node22 --splitting \
     --outdir="$1" --entry-names="$NAME" --chunk-names='chunks/[name]-[hash]' \
     --out-extension:.js=.mjs --log-level=warning \
-    --banner:js='const require = (id) => globalThis.process.getBuiltinModule(id);'
+    --banner:js="$(cat scripts/require_banner.js)"
 }
 if [[ ${1:-} == --bundle ]]; then
   [[ -n ${2:-} ]] || { echo "usage: ./compile.sh --bundle DIR" >&2; exit 2; }

@@ -54,6 +54,8 @@ await esbuild.build({
     : Object.keys(pkg.dependencies).filter((name) => !BUNDLED.includes(name))
       .flatMap((name) => [name, `${name}/*`]),
   define: { "import.meta.main": "true" }, // the bin shim imports the bundle
+  // A dependency bundled from CommonJS (any, with --bundle-deps) requires Node's built-ins.
+  banner: { js: readFileSync("scripts/require_banner.js", "utf8") },
   logLevel: "warning",
 });
 await esbuild.stop();

@@ -1,7 +1,7 @@
 /** The npm package: built with esbuild, run by Node 24 through its bin shim. */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,6 +61,37 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
     } finally {
       await pg.close();
     }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+Deno.test("npm package with --bundle-deps: CommonJS dependencies built in still get Node's built-ins", async () => {
+  const out = join(root, "tmp", `npm-test-${crypto.randomUUID().slice(0, 8)}`);
+  const home = mkdtempSync(join(tmpdir(), "observal-npm-"));
+  try {
+    execFileSync(
+      Deno.execPath(),
+      ["run", "-A", "scripts/build_npm.ts", "--bundle-deps", "--out", out],
+      { cwd: root, stdio: "pipe" },
+    );
+    const code = readdirSync(join(out, "dist", "chunks"))
+      .map((f) => readFileSync(join(out, "dist", "chunks", f), "utf8")).join("\n");
+    // yaml ships as CommonJS; built in, its `require("process")` must be answered.
+    assert.doesNotMatch(code, /from "yaml"/, "yaml is built in");
+    assert.match(code, /__require\("process"\)/);
+    const project = join(home, "project");
+    mkdirSync(project);
+    execFileSync("git", ["init", "-q"], { cwd: project });
+    const r = await new Deno.Command(join(root, "node_modules", ".bin", "node"), {
+      args: [join(out, "bin", "observal.mjs"), "mcp", "install", "--harness", "codex", "--dry-run"],
+      env: { ...Deno.env.toObject(), OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" },
+      cwd: project,
+    }).output();
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    assert.equal(r.code, 0, text(r.stderr));
+    assert.match(text(r.stdout), /config\.toml/);
   } finally {
     rmSync(out, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
