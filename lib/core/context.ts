@@ -33,6 +33,12 @@ export interface Context {
   readonly env: Env;
   readonly cwd: string;
   readonly clock: Clock;
+  /**
+   * When the command began. For the observal executable this is its process's start, so
+   * the time it takes to load never makes a caller look late: of two replies started
+   * together, the slower one to start still began while the agent was waiting.
+   */
+  readonly startedAt: Date;
   readonly fetch: typeof fetch;
   readonly io: IO;
 }
@@ -43,6 +49,8 @@ export interface ContextOptions {
   cwd?: string;
   home?: string;
   clock?: Clock;
+  /** @default the clock's now */
+  startedAt?: Date;
   fetch?: typeof fetch;
   io?: Partial<IO>;
 }
@@ -53,11 +61,13 @@ export function createContext(options: ContextOptions = {}): Context {
   const cwd = options.cwd ?? hostCwd();
   const home = options.home ?? observalHome(env, cwd);
   const isTTY = options.io?.isTTY ?? stdoutIsTerminal();
+  const clock = options.clock ?? systemClock;
   return {
     home,
     env,
     cwd,
-    clock: options.clock ?? systemClock,
+    clock,
+    startedAt: options.startedAt ?? clock.now(),
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     io: {
       stdout: options.io?.stdout ?? hostStream("stdout"),

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { Task } from "../../lib/a2a/mod.ts";
 import type { RecordedRequest } from "../support/a2a_agents.ts";
+import { cli } from "../support/cli.ts";
 import { type Playground, playground } from "../support/delegation.ts";
 import { MAIN } from "../support/process.ts";
 
@@ -81,6 +82,33 @@ Deno.test(`${ROUNDS} rounds of two concurrent \`delegate reply\` processes: one 
       assert.equal(received(pg.agent.requests, answers[1 - winner]).length, 0, `round ${round}`);
     }
     console.log(`reply race: first process won ${wins.first}, second won ${wins.second}`);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("a reply is judged by when its command began: beaten (11) if it began before the other was taken, else not waiting (6)", async () => {
+  const pg = await playground({ behaviour: "input" });
+  try {
+    const task = await ask(pg, "Late");
+    const began = new Date();
+    // The other reply is taken, and the task completes, before this command gets that far
+    // (as when its process is slow to start).
+    const first = await pg.json(["delegate", "reply", task.id, "first answer", "--wait", "60"]);
+    assert.equal((first.body as unknown as Task).status.state, "TASK_STATE_COMPLETED");
+    const late = await cli(["delegate", "reply", task.id, "late answer"], {
+      env: pg.env,
+      cwd: pg.home,
+      startedAt: began,
+    });
+    assert.equal(late.code, 11, late.stderr);
+    assert.match(late.stderr, /Another reply to task \S+ was accepted first; yours was not sent/);
+    // A command begun after the task completed is told the task takes no reply.
+    const after = await pg.observal(["delegate", "reply", task.id, "after answer"]);
+    assert.equal(after.code, 6, after.stderr);
+    assert.match(after.stderr, /is completed, not waiting for input/);
+    assert.equal(received(pg.agent.requests, "late answer").length, 0);
+    assert.equal(received(pg.agent.requests, "after answer").length, 0);
   } finally {
     await pg.close();
   }

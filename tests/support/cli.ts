@@ -10,13 +10,14 @@ export interface CliResult {
 
 export async function cli(
   argv: string[],
-  options: { env: Env; cwd?: string; tty?: boolean },
+  options: { env: Env; cwd?: string; tty?: boolean; startedAt?: Date },
 ): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   const ctx = createContext({
     env: options.env,
     cwd: options.cwd ?? Deno.cwd(),
+    startedAt: options.startedAt,
     io: {
       stdout: { write: (t) => void (stdout += t) },
       stderr: { write: (t) => void (stderr += t) },

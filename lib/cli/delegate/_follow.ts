@@ -80,7 +80,7 @@ export async function follow(
   call: (w: Waiting) => Promise<Task>,
   report: (task: Task) => number = (task) => finish(ctx, inv, task),
 ): Promise<number> {
-  const since = ctx.clock.now();
+  const since = ctx.startedAt;
   const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
   const onSigint = () => stop.abort(new DOMException("Interrupted", "AbortError"));
