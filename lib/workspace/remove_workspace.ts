@@ -3,6 +3,7 @@
  * @module
  */
 import { nodeFs, nodePath } from "../core/host.ts";
+import { join, resolve } from "../core/paths.ts";
 import { ObservalError } from "../core/mod.ts";
 import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 
@@ -27,7 +28,7 @@ import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_
 export function removeWorkspace(root: string, home: string): boolean {
   // Loaded here, not with the module: most commands that can reap never need to.
   const { lstatSync, realpathSync, rmSync } = nodeFs();
-  const { basename, dirname, isAbsolute, resolve } = nodePath();
+  const { basename, dirname, isAbsolute } = nodePath();
   if (!exists(root)) {
     if (
       isAbsolute(root) && isRootName(basename(root)) &&
@@ -59,7 +60,7 @@ export function removeWorkspace(root: string, home: string): boolean {
 
 function isWorkspacesDir(dir: string, home: string): boolean {
   const { realpathSync } = nodeFs();
-  const wanted = nodePath().resolve(workspacesDir(home));
+  const wanted = resolve(workspacesDir(home));
   if (dir === wanted) return true;
   try {
     return realpathSync(dir) === realpathSync(wanted);
@@ -73,7 +74,7 @@ function makeWritable(dir: string): void {
   try {
     chmodSync(dir, 0o700);
     for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.isDirectory()) makeWritable(nodePath().join(dir, e.name));
+      if (e.isDirectory()) makeWritable(join(dir, e.name));
     }
   } catch {
     // Best effort; whatever is left shows in the return value.

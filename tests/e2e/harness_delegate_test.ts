@@ -17,6 +17,7 @@ import { agentYaml, gitDirState, localPlayground, treeOf } from "../support/loca
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { startModelServerInNetns } from "../support/netns.ts";
 import { MAIN } from "../support/process.ts";
+import { buildNpm } from "../packaging/_pack.ts";
 
 const FINAL = "Made the three changes.";
 /** Starts with dashes: it must reach the agent as the task, never as a flag. */
@@ -47,10 +48,7 @@ function observalArgv(form: Form): string[] {
     // Inside the repository, so Node finds the dependencies as an install would.
     const out = join(REPO, "tmp", `npm-harness-${crypto.randomUUID().slice(0, 8)}`);
     scratch.push(out);
-    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
-      cwd: REPO,
-      stdio: "pipe",
-    });
+    buildNpm(out);
     argv = [join(REPO, "node_modules", ".bin", "node"), join(out, "bin", "observal.mjs")];
   } else {
     const out = mkdtempSync(join(tmpdir(), "observal-bundle-"));

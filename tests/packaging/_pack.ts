@@ -24,6 +24,18 @@ export interface Installed {
 }
 
 /**
+ * Builds the npm package into `out` with scripts/build_npm.ts and its `flags`. Build it
+ * inside the repository to run it from there: Node then finds the dependencies in its
+ * node_modules, as an install would.
+ */
+export function buildNpm(out: string, ...flags: string[]): void {
+  execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", ...flags, "--out", out], {
+    cwd: REPO,
+    stdio: "pipe",
+  });
+}
+
+/**
  * Builds, packs and installs the package under `work` (which must exist and be empty).
  *
  * @param work a scratch folder; the build goes to `<work>/package`, the install to `<work>/app`
@@ -31,10 +43,7 @@ export interface Installed {
  */
 export function packAndInstall(work: string): Installed {
   const out = join(work, "package");
-  execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
-    cwd: REPO,
-    stdio: "pipe",
-  });
+  buildNpm(out);
   const npmEnv = {
     ...Deno.env.toObject(),
     PATH: `${dirname(PROJECT_NODE)}:${Deno.env.get("PATH")}`,

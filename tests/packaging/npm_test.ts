@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "../../lib/core/mod.ts";
 import { playground } from "../support/delegation.ts";
+import { buildNpm } from "./_pack.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -15,10 +16,7 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
   const out = join(root, "tmp", `npm-test-${crypto.randomUUID().slice(0, 8)}`);
   const home = mkdtempSync(join(tmpdir(), "observal-npm-"));
   try {
-    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", out], {
-      cwd: root,
-      stdio: "pipe",
-    });
+    buildNpm(out);
     const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
     assert.equal(pkg.version, VERSION);
     assert.equal(pkg.bin.observal, "bin/observal.mjs");
@@ -71,11 +69,7 @@ Deno.test("npm package with --bundle-deps: CommonJS dependencies built in still 
   const out = join(root, "tmp", `npm-test-${crypto.randomUUID().slice(0, 8)}`);
   const home = mkdtempSync(join(tmpdir(), "observal-npm-"));
   try {
-    execFileSync(
-      Deno.execPath(),
-      ["run", "-A", "scripts/build_npm.ts", "--bundle-deps", "--out", out],
-      { cwd: root, stdio: "pipe" },
-    );
+    buildNpm(out, "--bundle-deps");
     const code = readdirSync(join(out, "dist", "chunks"))
       .map((f) => readFileSync(join(out, "dist", "chunks", f), "utf8")).join("\n");
     // yaml ships as CommonJS; built in, its `require("process")` must be answered.
