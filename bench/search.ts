@@ -17,10 +17,11 @@
  *                               [--quality 10] [--fresh]
  */
 import { serve } from "@hono/node-server";
+import { copyFlushed } from "./_copy.ts";
 import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -508,7 +509,7 @@ const qualityRows: string[][] = [];
 for (const size of sizes) {
   const file = corpus(size);
   const home = mkdtempSync(join(tmpdir(), "observal-bench-search-"));
-  copyFileSync(file, registryPath(home));
+  copyFlushed(file, registryPath(home));
   const state = openRegistry({
     path: registryPath(home),
     clock: systemClock,

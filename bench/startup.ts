@@ -21,7 +21,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -43,6 +42,7 @@ import { systemClock } from "../lib/core/mod.ts";
 import { createRegistryApp, openRegistry, registryPath } from "../lib/server/mod.ts";
 import { openTaskStore, type TaskStore } from "../lib/store/mod.ts";
 import { startV1Agent, type TestAgent } from "../tests/support/a2a_agents.ts";
+import { copyFlushed } from "./_copy.ts";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({
@@ -217,7 +217,7 @@ function storeHome(n: number): { home: string; parent: string; some: string } {
   }
   const home = tempHome(`tasks-${n}`);
   mkdirSync(join(home, "delegations"), { recursive: true });
-  copyFileSync(join(cached, "delegations", "tasks.db"), join(home, "delegations", "tasks.db"));
+  copyFlushed(join(cached, "delegations", "tasks.db"), join(home, "delegations", "tasks.db"));
   const db = new DatabaseSync(join(home, "delegations", "tasks.db"), { readOnly: true });
   const first = db.prepare("SELECT id FROM tasks ORDER BY rowid LIMIT 1").get() as { id: string };
   const middle = db.prepare("SELECT id FROM tasks ORDER BY rowid LIMIT 1 OFFSET ?").get(
@@ -247,7 +247,7 @@ async function searchHome(
   const home = tempHome("search");
   const source = cachedRegistry();
   if (source) {
-    copyFileSync(source, registryPath(home));
+    copyFlushed(source, registryPath(home));
     const db = new DatabaseSync(registryPath(home), { readOnly: true });
     const row = db.prepare("SELECT description FROM entries ORDER BY rowid LIMIT 1 OFFSET 5000")
       .get() as { description: string };
