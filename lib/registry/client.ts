@@ -43,8 +43,8 @@ export type EntryKind = "agent" | "a2a";
 /** `namespace/name`: how people and pulled configs name a registry Agent. */
 const AGENT_REF = /^[a-z0-9][a-z0-9_-]*\/[a-z0-9][a-z0-9_-]*$/;
 
-/** Which kind an entry document is. */
-export function entryKind(doc: EntryDocument): EntryKind {
+/** Which kind an entry (a document, or a search or list summary) is. */
+export function entryKind(doc: Pick<EntryDocument, "obs:kind" | "type">): EntryKind {
   return doc["obs:kind"] === "agent" || doc.type === "application/vnd.observal.agent+json"
     ? "agent"
     : "a2a";

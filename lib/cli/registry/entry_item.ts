@@ -43,7 +43,7 @@ export function entryItem(entry: EntrySummary | EntryDocument): EntryItem {
   const item: EntryItem = {
     identifier: entry.identifier,
     name: entry.displayName ?? entry.identifier,
-    kind: entryKind(entry as EntryDocument),
+    kind: entryKind(entry),
     state: entry["obs:lifecycle"] ?? "approved",
     visibility: entry["obs:visibility"],
     version: entry.version,
