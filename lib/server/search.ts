@@ -95,7 +95,7 @@ const SEARCH_INDEX_VERSION = 1;
 /** Lower-case word tokens of the query, at most 32. */
 export function queryTokens(text: string): string[] {
   const seen = new Set<string>();
-  for (const t of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const t of wordsOf(text.toLowerCase())) {
     if (seen.size >= 32) break;
     seen.add(t);
   }

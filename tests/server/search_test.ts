@@ -114,6 +114,30 @@ Deno.test("relevance() scores like splitting every field into words, for any tex
   );
 });
 
+Deno.test("queryTokens() gives the distinct Unicode words of any query, at most 32", () => {
+  const pieces = [
+    "Review",
+    "CODE",
+    "é",
+    "Café",
+    "straße",
+    "İstanbul",
+    "日本",
+    "42",
+    "a1",
+    " ",
+    "-",
+  ];
+  const text = fc.array(fc.constantFrom(...pieces), { maxLength: 80 }).map((p) => p.join(""));
+  fc.assert(
+    fc.property(text, (query) => {
+      const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+      assert.deepEqual(queryTokens(query), [...new Set(words)].slice(0, 32));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
 Deno.test("search filters by type, kind, tags, capabilities, publisher and lifecycle", async () => {
   const reg = await startRegistry();
   const c = reg.embedded();
