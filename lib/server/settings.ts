@@ -10,17 +10,21 @@ import { isMetadataHost, parseIpAddress, parseIpRange } from "../net/addresses/m
 import type { DatabaseSync } from "../sqlite/mod.ts";
 
 /** A list given as comma-separated text or as a JSON array of strings. */
-const textList = z.union([
-  z.array(z.string(), { error: "must be text or a list of strings" }).transform((a) => a.join(",")),
-  z.string({ error: "must be text or a list of strings" }),
-]).transform((s) => s.split(",").map((item) => item.trim()).filter(Boolean));
+function textList() {
+  return z.union([
+    z.array(z.string(), { error: "must be text or a list of strings" }).transform((a) =>
+      a.join(",")
+    ),
+    z.string({ error: "must be text or a list of strings" }),
+  ]).transform((s) => s.split(",").map((item) => item.trim()).filter(Boolean));
+}
 
 /** Each entry checked by `problem`; the first problem is the refusal. */
 function checkedList(
   problem: (entry: string) => string | undefined,
   normalise: (e: string) => string,
 ) {
-  return textList.transform((entries, ctx) => {
+  return textList().transform((entries, ctx) => {
     for (const entry of entries) {
       const why = problem(entry);
       if (why) {
@@ -33,12 +37,14 @@ function checkedList(
 }
 
 /** Exactly `true` or `false`, as JSON booleans or text; `on`, `1`, `yes`... are refused. */
-const strictBoolean = z.unknown().transform((value, ctx) => {
-  if (value === true || value === "true") return true;
-  if (value === false || value === "false") return false;
-  ctx.addIssue({ code: "custom", message: `${shown(value)} is not accepted; use true or false` });
-  return z.NEVER;
-});
+function strictBoolean() {
+  return z.unknown().transform((value, ctx) => {
+    if (value === true || value === "true") return true;
+    if (value === false || value === "false") return false;
+    ctx.addIssue({ code: "custom", message: `${shown(value)} is not accepted; use true or false` });
+    return z.NEVER;
+  });
+}
 
 const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
@@ -110,29 +116,35 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
-/** Every setting: how a value is parsed from text or JSON, its default and what it accepts. */
+/**
+ * Every setting: how a value is parsed from text or JSON, its default and what it accepts.
+ * Each schema is built on first use (`z.lazy`): a registry with no stored settings parses
+ * none, and building all six cost every search about 1.5 ms at start.
+ */
 export const SETTINGS = {
   "deployment.public_url": {
-    schema: z.string({ error: "must be text" }).transform((value, ctx) => {
-      if (value === "") return value;
-      if (!URL.canParse(value) || !/^https?:\/\/[^/]/i.test(value)) {
-        ctx.addIssue({ code: "custom", message: `${shown(value)} is not an http(s) URL` });
-        return z.NEVER;
-      }
-      return value;
-    }),
+    schema: z.lazy(() =>
+      z.string({ error: "must be text" }).transform((value, ctx) => {
+        if (value === "") return value;
+        if (!URL.canParse(value) || !/^https?:\/\/[^/]/i.test(value)) {
+          ctx.addIssue({ code: "custom", message: `${shown(value)} is not an http(s) URL` });
+          return z.NEVER;
+        }
+        return value;
+      })
+    ),
     default: "",
     allowed: "an http(s) URL such as https://registry.example.com, or an empty value to unset it",
     help: "Public base URL of this registry; its host becomes the publisher domain",
   },
   "deployment.public_registry_enabled": {
-    schema: strictBoolean,
+    schema: z.lazy(strictBoolean),
     default: false,
     allowed: "true or false",
     help: "Let anonymous callers see public approved entries",
   },
   "deployment.trusted_proxies": {
-    schema: checkedList(trustedProxyProblem, (e) => e.toLowerCase()),
+    schema: z.lazy(() => checkedList(trustedProxyProblem, (e) => e.toLowerCase())),
     default: [] as string[],
     allowed:
       "comma-separated IP addresses or CIDR blocks of your reverse proxies, e.g. 10.0.0.0/8,192.0.2.10 (empty: trust none)",
@@ -140,9 +152,11 @@ export const SETTINGS = {
       "Reverse proxies whose X-Forwarded-For header names the client, for per-client rate limits",
   },
   "discovery.a2a_private_hosts": {
-    schema: checkedList(
-      privateHostProblem,
-      (e) => e.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, ""),
+    schema: z.lazy(() =>
+      checkedList(
+        privateHostProblem,
+        (e) => e.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, ""),
+      )
     ),
     default: [] as string[],
     allowed:
@@ -150,26 +164,28 @@ export const SETTINGS = {
     help: "Comma-separated hosts whose Agent Cards and endpoints may use http or private addresses",
   },
   "discovery.delegation_enabled": {
-    schema: strictBoolean,
+    schema: z.lazy(strictBoolean),
     default: true,
     allowed: "true or false",
     help: "Add the observal-agents MCP server to every installed agent",
   },
   "signing.trusted_keys": {
-    schema: z.union([
-      z.string().transform((s, ctx) => {
-        try {
-          return JSON.parse(s);
-        } catch {
-          ctx.addIssue({ code: "custom", message: "it is not valid JSON" });
-          return z.NEVER;
-        }
-      }),
-      z.array(z.any()),
-    ]).pipe(
-      z.array(z.looseObject({ kty: z.string(), kid: z.string() }), {
-        error: "it is not a list of keys",
-      }),
+    schema: z.lazy(() =>
+      z.union([
+        z.string().transform((s, ctx) => {
+          try {
+            return JSON.parse(s);
+          } catch {
+            ctx.addIssue({ code: "custom", message: "it is not valid JSON" });
+            return z.NEVER;
+          }
+        }),
+        z.array(z.any()),
+      ]).pipe(
+        z.array(z.looseObject({ kty: z.string(), kid: z.string() }), {
+          error: "it is not a list of keys",
+        }),
+      )
     ),
     default: [] as Array<Record<string, unknown>>,
     allowed: 'a JSON array of public JWKs, each with "kty" and "kid"',
