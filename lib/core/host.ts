@@ -20,7 +20,7 @@ interface DenoHost {
   stdin: ByteReader;
   stdout: DenoStream;
   stderr: DenoStream;
-  statSync(path: string): unknown;
+  statSync(path: string): { isFile: boolean; mode: number | null };
   readTextFileSync(path: string): string;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
@@ -217,12 +217,23 @@ export function onInterrupt(listener: () => void): () => void {
 
 /** Whether something is at `path` (following links), as node:fs `existsSync` says. */
 export function pathExists(path: string): boolean {
-  if (!deno) return nodeFs().existsSync(path);
+  return statPath(path) !== undefined;
+}
+
+/**
+ * What is at `path` (following links): whether it is a file, and its permission bits
+ * (null where the OS has none: Windows, under Deno). Undefined when it cannot be stat'ed.
+ */
+export function statPath(path: string): { isFile: boolean; mode: number | null } | undefined {
   try {
-    deno.statSync(path);
-    return true;
+    if (deno) {
+      const { isFile, mode } = deno.statSync(path);
+      return { isFile, mode };
+    }
+    const stat = nodeFs().statSync(path);
+    return { isFile: stat.isFile(), mode: stat.mode };
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * `join`, `resolve` and `dirname` as node:path has them, for the modules every command
- * loads. Under Deno node:path loads part of the runtime's Node layer (7–10 ms a command);
+ * `join`, `resolve`, `dirname` and `isAbsolute` as node:path has them, for the modules every
+ * command loads. Under Deno node:path loads part of the runtime's Node layer (7–10 ms a command);
  * on POSIX systems these rules are short, so they are here. On Windows, with its drive
  * letters and UNC paths, node:path itself is used.
  * @module
@@ -50,6 +50,11 @@ export function resolve(...parts: string[]): string {
   const absolute = path.startsWith("/");
   const body = normalizeSegments(path, !absolute);
   return absolute ? `/${body}` : body || ".";
+}
+
+/** Whether the path is absolute (on POSIX: starts with `/`). */
+export function isAbsolute(path: string): boolean {
+  return WINDOWS ? win32().isAbsolute(path) : path.startsWith("/");
 }
 
 /** The folder part of a path (`.` when there is none). */

@@ -14,7 +14,7 @@ import {
   normalizeHarness,
   piTrust,
 } from "../harness/facts/mod.ts";
-import { findExecutable } from "../process/mod.ts";
+import { findExecutable } from "../process/find_executable.ts";
 
 /** One harness that can run headless, and whether it can here. */
 export interface HarnessOption {

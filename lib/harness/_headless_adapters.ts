@@ -7,7 +7,7 @@
  * their documented flags and are not verified here.
  * @module
  */
-import { join } from "node:path";
+import { join } from "../core/paths.ts";
 import type { HeadlessAdapter, HeadlessOutput, HeadlessResult } from "./headless.ts";
 import { inlinePrompt, stripAnsi } from "./headless.ts";
 import type { HarnessKey } from "./registry.ts";

@@ -4,7 +4,7 @@
  * details live in `_headless_adapters.ts`; this module holds what they share.
  * @module
  */
-import process from "node:process";
+import { hostPlatform } from "../core/host.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { StdioMcpEntry } from "./config_snippet.ts";
 import { ADAPTERS } from "./_headless_adapters.ts";
@@ -118,7 +118,7 @@ export function headlessAdapter(harness: HarnessKey): HeadlessAdapter {
  */
 export function planHeadlessRun(request: HeadlessRequest): HeadlessPlan {
   const plan = headlessAdapter(request.harness).plan(request);
-  checkCommandLine(request.harness, plan.argv, request.platform ?? process.platform);
+  checkCommandLine(request.harness, plan.argv, request.platform ?? hostPlatform());
   return plan;
 }
 

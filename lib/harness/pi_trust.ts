@@ -4,10 +4,10 @@
  * repository, so a delegated Pi agent runs only where Pi itself was told to trust it.
  * @module
  */
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { readHead } from "../core/host.ts";
 import type { Env } from "../core/mod.ts";
+import { dirname, isAbsolute, join, resolve } from "../core/paths.ts";
 
 /** Pi's answer for one directory, and where it came from. */
 export interface PiTrust {
@@ -22,10 +22,13 @@ const TrustFileSchema = z.record(z.string(), z.boolean());
 const SettingsSchema = z.looseObject({ defaultProjectTrust: z.unknown().optional() });
 const MAX_FILE_BYTES = 1024 * 1024;
 
+/** A JSON file's value; undefined when it is missing, larger than the bound or malformed. */
 function readJson(path: string): unknown {
+  // One byte past the bound tells a file that is too large without reading all of it.
+  const bytes = readHead(path, MAX_FILE_BYTES + 1);
+  if (!bytes || bytes.length > MAX_FILE_BYTES) return undefined;
   try {
-    const text = readFileSync(path, "utf8");
-    return text.length > MAX_FILE_BYTES ? undefined : JSON.parse(text);
+    return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return undefined;
   }

@@ -2,7 +2,8 @@
  * Looks a program up on PATH the way a shell would, without running a shell.
  * @module
  */
-import { hostPlatform, nodeFs, nodePath } from "../core/host.ts";
+import { hostPlatform, statPath } from "../core/host.ts";
+import { isAbsolute, join } from "../core/paths.ts";
 
 /** Options for {@linkcode findExecutable}. */
 export interface FindExecutableOptions {
@@ -15,14 +16,10 @@ export interface FindExecutableOptions {
 }
 
 function isExecutableFile(path: string, windows: boolean): boolean {
-  try {
-    const stat = nodeFs().statSync(path);
-    // Mode bits rather than access(2): under Deno that needs uid access, and a worker
-    // that may only read a few paths still has to find its harness.
-    return stat.isFile() && (windows || (stat.mode & 0o111) !== 0);
-  } catch {
-    return false;
-  }
+  // Mode bits rather than access(2): under Deno that needs uid access, and a worker that
+  // may only read a few paths still has to find its harness. No bits: not executable.
+  const stat = statPath(path);
+  return stat !== undefined && stat.isFile && (windows || ((stat.mode ?? 0) & 0o111) !== 0);
 }
 
 /**
@@ -42,7 +39,6 @@ export function findExecutable(
   name: string,
   options: FindExecutableOptions = {},
 ): string | undefined {
-  const { delimiter, isAbsolute, join } = nodePath();
   const platform = options.platform ?? hostPlatform();
   const windows = platform === "win32";
   if (!name || name.includes("\0")) return undefined;
@@ -53,7 +49,7 @@ export function findExecutable(
     if (!isAbsolute(name)) return undefined;
     return exts.map((e) => name + e).find((p) => isExecutableFile(p, windows));
   }
-  for (const dir of (options.path ?? "").split(windows ? ";" : delimiter)) {
+  for (const dir of (options.path ?? "").split(windows ? ";" : ":")) {
     // An empty PATH entry means the current directory to a shell; never search it.
     if (!dir || !isAbsolute(dir)) continue;
     for (const ext of exts) {

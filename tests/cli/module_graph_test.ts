@@ -90,6 +90,8 @@ Deno.test("the command table and core load no node: built-in", async () => {
 Deno.test("delegate commands, search, the store, the embedded registry and the MCP server load no node: built-in but node:sqlite", async () => {
   for (
     const entry of [
+      // What search, `delegate find` and find_agents load to mark what can run here.
+      "lib/delegation/runnable/mod.ts",
       "lib/cli/delegate/list.ts",
       "lib/cli/delegate/status.ts",
       "lib/cli/delegate/run.ts",
@@ -307,4 +309,42 @@ Deno.test("registry search checks --harness by its keys and loads the harness fa
     ]),
     [],
   );
+});
+
+Deno.test("asking which harnesses run here never starts Deno's Node layer at run time", async () => {
+  // Node's `process` is where that layer starts (node:fs and node:path go through it):
+  // a trap on it fails the lookup that search and find_agents make for every page.
+  const dir = await Deno.makeTempDir({ prefix: "observal-path-" });
+  try {
+    for (const program of ["claude", "pi"]) {
+      await Deno.writeTextFile(`${dir}/${program}`, "#!/bin/sh\n", { mode: 0o755 });
+    }
+    await Deno.mkdir(`${dir}/.pi/agent`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/.pi/agent/trust.json`, JSON.stringify({ [dir]: true }));
+    const door = new URL("lib/delegation/runnable/mod.ts", `file://${ROOT}`).href;
+    const script = `
+      Object.defineProperty(globalThis, "process", {
+        configurable: true,
+        get() { throw new Error("Node's process was touched"); },
+      });
+      const { harnessOptions } = await import(${JSON.stringify(door)});
+      const env = { PATH: ${JSON.stringify(`/nonexistent:${dir}`)}, HOME: ${JSON.stringify(dir)} };
+      const found = harnessOptions(env, ${JSON.stringify(dir)}).filter((o) => o.binary);
+      console.log(JSON.stringify(found.map((o) => [o.key, o.binary])));
+    `;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--ext=ts", script],
+      cwd: ROOT,
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), [
+      ["claude-code", `${dir}/claude`],
+      ["pi", `${dir}/pi`],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,7 +1,7 @@
 /** lib/core/paths.ts answers as node:path does, for every path a random walk can build. */
 import assert from "node:assert/strict";
 import { posix } from "node:path";
-import { dirname, join, resolve } from "../../lib/core/paths.ts";
+import { dirname, isAbsolute, join, resolve } from "../../lib/core/paths.ts";
 
 const PIECES = ["", ".", "..", "...", "a", "b.c", "/", "//", "a/", "/a", "./", "../", ".a"];
 
@@ -21,6 +21,12 @@ function paths(count: number, seed = 1): string[] {
 Deno.test("dirname() matches node:path on every generated path", () => {
   for (const path of [...paths(5000), "/", "//", "///a", "a//b", "a/b//", "//a//"]) {
     assert.equal(dirname(path), posix.dirname(path), JSON.stringify(path));
+  }
+});
+
+Deno.test("isAbsolute() matches node:path on every generated path", () => {
+  for (const path of [...paths(5000, 3), "/", "", ".", "a/b", "\\a"]) {
+    assert.equal(isAbsolute(path), posix.isAbsolute(path), JSON.stringify(path));
   }
 });
 

@@ -82,6 +82,22 @@ Deno.test("piTrust() counts a malformed trust file as no trust", () => {
   }
 });
 
+Deno.test("piTrust() reads a trust file up to 1 MiB and ignores a larger one", () => {
+  const s = setup();
+  try {
+    // The decision, padded with spaces to exactly the bound: still read.
+    const decision = `{"${s.repo}": true}`;
+    const file = join(s.agentDir, "trust.json");
+    writeFileSync(file, decision + " ".repeat(1024 * 1024 - decision.length));
+    assert.equal(piTrust(s.repo, s.env).trusted, true);
+    // One byte more and it is not read at all: no trust.
+    writeFileSync(file, decision + " ".repeat(1024 * 1024 - decision.length + 1));
+    assert.deepEqual(piTrust(s.repo, s.env).source, "none");
+  } finally {
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
 Deno.test("piAgentDir() honours PI_CODING_AGENT_DIR, with ~ expanded", () => {
   assert.equal(piAgentDir({ HOME: "/h" }), "/h/.pi/agent");
   assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "~/pi" }), "/h/pi");
