@@ -20,7 +20,9 @@ interface DenoHost {
   stdin: ByteReader;
   stdout: DenoStream;
   stderr: DenoStream;
-  statSync(path: string): { isFile: boolean; mode: number | null };
+  statSync(path: string): DenoFileInfo;
+  lstatSync(path: string): DenoFileInfo;
+  realPathSync(path: string): string;
   readTextFileSync(path: string): string;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
@@ -29,6 +31,13 @@ interface DenoHost {
   pid: number;
   addSignalListener(signal: "SIGINT", listener: () => void): void;
   removeSignalListener(signal: "SIGINT", listener: () => void): void;
+}
+
+interface DenoFileInfo {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+  mode: number | null;
 }
 
 interface DenoStream {
@@ -220,18 +229,48 @@ export function pathExists(path: string): boolean {
   return statPath(path) !== undefined;
 }
 
-/**
- * What is at `path` (following links): whether it is a file, and its permission bits
- * (null where the OS has none: Windows, under Deno). Undefined when it cannot be stat'ed.
- */
-export function statPath(path: string): { isFile: boolean; mode: number | null } | undefined {
+/** What is at a path: its type, and its permission bits (null where the OS has none). */
+export interface PathStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+  mode: number | null;
+}
+
+/** What is at `path`, following links; undefined when it cannot be stat'ed. */
+export function statPath(path: string): PathStat | undefined {
+  return statWith(path, false);
+}
+
+/** What is at `path` itself (a link is not followed); undefined when it cannot be stat'ed. */
+export function lstatPath(path: string): PathStat | undefined {
+  return statWith(path, true);
+}
+
+function statWith(path: string, link: boolean): PathStat | undefined {
   try {
     if (deno) {
-      const { isFile, mode } = deno.statSync(path);
-      return { isFile, mode };
+      const { isFile, isDirectory, isSymlink, mode } = link
+        ? deno.lstatSync(path)
+        : deno.statSync(path);
+      return { isFile, isDirectory, isSymlink, mode };
     }
-    const stat = nodeFs().statSync(path);
-    return { isFile: stat.isFile(), mode: stat.mode };
+    const stat = link ? nodeFs().lstatSync(path) : nodeFs().statSync(path);
+    return {
+      isFile: stat.isFile(),
+      isDirectory: stat.isDirectory(),
+      isSymlink: stat.isSymbolicLink(),
+      mode: stat.mode,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `path` with every link and `..` resolved; undefined when it does not exist. */
+export function realPath(path: string): string | undefined {
+  try {
+    return deno ? deno.realPathSync(path) : nodeFs().realpathSync(path);
   } catch {
     return undefined;
   }

@@ -3,8 +3,8 @@
  * `<home>/delegations/ws/` whose name starts with {@linkcode WORKSPACE_PREFIX}.
  * @module
  */
-import { nodeFs, nodePath, pathExists } from "../core/host.ts";
-import { join } from "../core/paths.ts";
+import { hostPlatform, lstatPath, nodeFs, nodePath, pathExists, realPath } from "../core/host.ts";
+import { isAbsolute, join } from "../core/paths.ts";
 
 /** Every workspace root's name starts with this. */
 export const WORKSPACE_PREFIX = "observal-delegate-";
@@ -27,7 +27,7 @@ export function workspacesDir(home: string): string {
 export function listWorkspaceRoots(home: string): string[] {
   // Most homes have never held a workspace: say so without loading node:fs.
   if (!pathExists(workspacesDir(home))) return [];
-  const dir = tryRealpath(workspacesDir(home));
+  const dir = realPath(workspacesDir(home));
   if (!dir) return [];
   return nodeFs().readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isDirectory() && isRootName(e.name))
@@ -47,23 +47,32 @@ export function listWorkspaceRoots(home: string): string[] {
  * ```
  */
 export function workspaceRootOf(path: string, home: string): string | undefined {
-  const { isAbsolute, relative, sep } = nodePath();
   if (!isAbsolute(path)) return undefined;
-  const dir = tryRealpath(workspacesDir(home));
-  const real = tryRealpath(path);
+  const dir = realPath(workspacesDir(home));
+  const real = realPath(path);
   if (!dir || !real) return undefined;
-  const rel = relative(dir, real);
-  if (rel === "" || isAbsolute(rel)) return undefined;
-  const name = rel.split(sep)[0];
-  if (!isRootName(name)) return undefined;
+  const name = firstSegmentBelow(dir, real);
+  if (name === undefined || !isRootName(name)) return undefined;
   const root = join(dir, name);
-  try {
-    // Resolved already, so a symlink here would be a race; refuse it all the same.
-    const st = nodeFs().lstatSync(root);
-    return st.isDirectory() && !st.isSymbolicLink() ? root : undefined;
-  } catch {
-    return undefined;
+  // Resolved already, so a symlink here would be a race; refuse it all the same.
+  const st = lstatPath(root);
+  return st?.isDirectory && !st.isSymlink ? root : undefined;
+}
+
+/**
+ * The first segment of `path` below `dir` (both resolved); undefined for `dir` itself and
+ * anything outside it. On Windows (drive letters, case, UNC) node:path decides.
+ */
+function firstSegmentBelow(dir: string, path: string): string | undefined {
+  if (hostPlatform() === "win32") {
+    const { isAbsolute, relative, sep } = nodePath();
+    const rel = relative(dir, path);
+    return rel === "" || isAbsolute(rel) ? undefined : rel.split(sep)[0];
   }
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  return path.startsWith(prefix) && path.length > prefix.length
+    ? path.slice(prefix.length).split("/")[0]
+    : undefined;
 }
 
 /** A name a workspace root may have (prefix plus a non-empty suffix, nothing path-like). */
@@ -72,20 +81,7 @@ export function isRootName(name: string): boolean {
     !name.includes("/") && !name.includes("\\") && name !== "." && name !== "..";
 }
 
-function tryRealpath(path: string): string | undefined {
-  try {
-    return nodeFs().realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether anything (a file, a folder, a link, even a dangling one) is at `path`. */
 export function exists(path: string): boolean {
-  try {
-    nodeFs().lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return lstatPath(path) !== undefined;
 }

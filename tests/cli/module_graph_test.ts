@@ -311,9 +311,31 @@ Deno.test("registry search checks --harness by its keys and loads the harness fa
   );
 });
 
+/**
+ * What `script` prints (as JSON) when run in a fresh Deno whose Node `process` throws on
+ * first touch: that is where Deno's Node layer starts (node:fs and node:path go through
+ * it), so a script that gets through has not loaded it.
+ */
+async function withoutNodeLayer(script: string): Promise<unknown> {
+  const trap = `Object.defineProperty(globalThis, "process", {
+    configurable: true,
+    get() { throw new Error("Node's process was touched"); },
+  });`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", `${trap}\n${script}`],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+const moduleUrl = (path: string) => JSON.stringify(new URL(path, `file://${ROOT}`).href);
+
 Deno.test("asking which harnesses run here never starts Deno's Node layer at run time", async () => {
-  // Node's `process` is where that layer starts (node:fs and node:path go through it):
-  // a trap on it fails the lookup that search and find_agents make for every page.
+  // search, `delegate find` and find_agents ask it for every page of results.
   const dir = await Deno.makeTempDir({ prefix: "observal-path-" });
   try {
     for (const program of ["claude", "pi"]) {
@@ -321,30 +343,34 @@ Deno.test("asking which harnesses run here never starts Deno's Node layer at run
     }
     await Deno.mkdir(`${dir}/.pi/agent`, { recursive: true });
     await Deno.writeTextFile(`${dir}/.pi/agent/trust.json`, JSON.stringify({ [dir]: true }));
-    const door = new URL("lib/delegation/runnable/mod.ts", `file://${ROOT}`).href;
-    const script = `
-      Object.defineProperty(globalThis, "process", {
-        configurable: true,
-        get() { throw new Error("Node's process was touched"); },
-      });
-      const { harnessOptions } = await import(${JSON.stringify(door)});
+    const found = await withoutNodeLayer(`
+      const { harnessOptions } = await import(${moduleUrl("lib/delegation/runnable/mod.ts")});
       const env = { PATH: ${JSON.stringify(`/nonexistent:${dir}`)}, HOME: ${JSON.stringify(dir)} };
       const found = harnessOptions(env, ${JSON.stringify(dir)}).filter((o) => o.binary);
       console.log(JSON.stringify(found.map((o) => [o.key, o.binary])));
-    `;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--ext=ts", script],
-      cwd: ROOT,
-      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), [
-      ["claude-code", `${dir}/claude`],
-      ["pi", `${dir}/pi`],
-    ]);
+    `);
+    assert.deepEqual(found, [["claude-code", `${dir}/claude`], ["pi", `${dir}/pi`]]);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("finding the workspace a caller runs in never starts Deno's Node layer at run time", async () => {
+  // Every MCP tool call and delegation asks it, to find a parent task by its folder.
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "observal-home-" }));
+  try {
+    const root = `${home}/delegations/ws/observal-delegate-abc`;
+    await Deno.mkdir(`${root}/repo/src`, { recursive: true });
+    await Deno.symlink(`${root}/repo`, `${home}/link`);
+    const answers = await withoutNodeLayer(`
+      const { workspaceRootOf } = await import(${moduleUrl("lib/workspace/roots/mod.ts")});
+      const home = ${JSON.stringify(home)};
+      const paths = [home + "/delegations/ws/observal-delegate-abc/repo/src", home + "/link",
+        home + "/delegations/ws", home + "/delegations/ws/observal-delegate-abc/../..", "repo"];
+      console.log(JSON.stringify(paths.map((p) => workspaceRootOf(p, home) ?? null)));
+    `);
+    assert.deepEqual(answers, [root, root, null, null, null]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
