@@ -53,6 +53,11 @@ export function openRegistryClient(ctx: Context, options: OpenClientOptions = {}
   });
 }
 
+/** Loads the embedded registry's code (what a client needs of it), opening nothing. */
+export function loadEmbeddedRegistryCode() {
+  return Promise.all([import("../server/open.ts"), import("../server/embedded.ts")]);
+}
+
 /**
  * The embedded registry's transport, opening the database and loading the server on first
  * use. Only the parts a call needs load: a search never loads the HTTP app.
@@ -65,10 +70,8 @@ function embeddedTransport(
   let ready: { close(): void } | undefined;
   let closed = false;
   const open = async () => {
-    const [{ openRegistry, registryPath }, { embeddedTransport }] = await Promise.all([
-      import("../server/open.ts"),
-      import("../server/embedded.ts"),
-    ]);
+    const [{ openRegistry, registryPath }, { embeddedTransport }] =
+      await loadEmbeddedRegistryCode();
     if (closed) {
       throw new ObservalError("INTERNAL", "The registry client was used after it was closed");
     }

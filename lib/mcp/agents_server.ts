@@ -37,6 +37,11 @@ export type AgentsServerOptions =
   & (AgentsServerWork | {
     /** Makes the service and the caller; called once, by the first tool call. */
     open(): Promise<AgentsServerWork>;
+    /**
+     * Loads the code the first call runs, opening nothing; started when the handshake is
+     * over, so that call finds it loaded. A failure here is left for that call to meet.
+     */
+    prepare?(): Promise<unknown>;
   });
 
 /** The options every server takes. */
@@ -195,8 +200,16 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
     annotations: { destructiveHint: true, idempotentHint: true },
   }, async (args, { service }) => await service.cancel(args.task_id));
 
+  // While the model decides on its first call, the code for it loads.
+  const onListed = () => {
+    const loads = [
+      import("./summarize.ts"),
+      "prepare" in options ? options.prepare?.() : undefined,
+    ];
+    for (const load of loads) load?.catch(() => {/* the call that needs it reports it */});
+  };
   return new ToolServer(
     { name: AGENTS_SERVER_NAME, version: options.version },
-    { instructions: INSTRUCTIONS, tools },
+    { instructions: INSTRUCTIONS, tools, onListed },
   );
 }

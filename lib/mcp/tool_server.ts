@@ -70,6 +70,11 @@ export interface ToolServerOptions {
   /** Told to the client at `initialize`: when and how to use the tools. */
   instructions?: string;
   tools: readonly Tool[];
+  /**
+   * Called once, when the first `tools/list` answer has been sent: the client's start-up
+   * handshake is over, and the server may get ready for its first call.
+   */
+  onListed?: () => void;
 }
 
 /**
@@ -95,6 +100,8 @@ export class ToolServer {
   readonly #tools: ReadonlyMap<string, Tool>;
   /** The listing, made at the first `tools/list`. */
   #listed?: ListedTool[];
+  /** Cleared once called. */
+  #onListed?: () => void;
   /** Requests being answered, so a cancel can stop one. */
   readonly #running = new Map<RequestId, AbortController>();
   /** Every answer under way, its write included, so closing can wait for them. */
@@ -109,6 +116,7 @@ export class ToolServer {
     this.#info = info;
     this.#instructions = options.instructions;
     this.#tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+    this.#onListed = options.onListed;
   }
 
   /** Starts answering messages from `transport`. */
@@ -157,7 +165,10 @@ export class ToolServer {
       await transport?.send(message).catch((err) => this.onerror?.(toError(err)));
     };
     const pending = this.#answer(request, controller.signal).then(
-      (result) => answer({ jsonrpc: "2.0", id: request.id, result }),
+      async (result) => {
+        await answer({ jsonrpc: "2.0", id: request.id, result });
+        if (request.method === "tools/list") this.#listedOnce();
+      },
       (err) => {
         const e = toError(err);
         const code = err instanceof JsonRpcError ? err.code : ErrorCode.InternalError;
@@ -168,6 +179,12 @@ export class ToolServer {
       this.#pending.delete(pending);
     });
     this.#pending.add(pending);
+  }
+
+  #listedOnce(): void {
+    const listed = this.#onListed;
+    this.#onListed = undefined;
+    listed?.();
   }
 
   async #answer(request: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {

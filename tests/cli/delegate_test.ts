@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Part, Task, TaskState } from "../../lib/a2a/mod.ts";
-import { systemClock } from "../../lib/core/mod.ts";
+import { createContext, systemClock } from "../../lib/core/mod.ts";
+import { loadServiceCode } from "../../lib/cli/delegate/_service.ts";
 import { DATA_PREVIEW_LINES } from "../../lib/cli/delegate/print.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { cli } from "../support/cli.ts";
@@ -226,4 +227,21 @@ Deno.test("delegate prune removes task folders no stored task owns, never ws/", 
   assert.ok(existsSync(owned) && existsSync(ws));
   const json = await cli(["delegate", "prune", "--older-than", "1", "--json"], { env: h.env });
   assert.equal(JSON.parse(json.stdout).orphans, 0);
+});
+
+Deno.test("the MCP server's warm-up loads the code of a first call and opens nothing", async () => {
+  const home = await Deno.makeTempDir({ prefix: "observal-warm-" });
+  try {
+    for (
+      const env of [{ OBSERVAL_HOME: home }, {
+        OBSERVAL_HOME: home,
+        OBSERVAL_SERVER_URL: "https://observal.example",
+      }]
+    ) {
+      await loadServiceCode(createContext({ env, cwd: home }));
+    }
+    assert.deepEqual([...Deno.readDirSync(home)], [], "no store, registry or folder made");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

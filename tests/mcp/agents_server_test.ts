@@ -87,3 +87,44 @@ Deno.test("createAgentsServer() tries a failed open again on the next call", asy
     await pg.close();
   }
 });
+
+Deno.test("createAgentsServer() prepares for the first call once its tools are listed, and only once", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const events: string[] = [];
+  let fail = true;
+  let opened: ReturnType<typeof pg.service> | undefined;
+  const server = createAgentsServer({
+    open: () => {
+      events.push("open");
+      opened = pg.service();
+      return Promise.resolve({ service: opened.service, caller: opened.service.caller() });
+    },
+    // It fails here: a failed preparation must change nothing for the calls.
+    prepare: () => {
+      events.push("prepare");
+      return fail ? Promise.reject(new Error("no code here")) : Promise.resolve();
+    },
+    clock: systemClock,
+    version: "0.0.0",
+    stderr: { write: (t) => void events.push(`stderr: ${t}`) },
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "agents-server-test", version: "0.0.0" });
+  try {
+    await client.connect(clientSide);
+    assert.deepEqual(events, [], "initialize alone prepares nothing");
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(events, ["prepare"], "prepared after the listing, opening nothing");
+    fail = false;
+    await client.listTools();
+    const found = await client.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.ok(text(found).includes(pg.identifier), text(found));
+    assert.deepEqual(events, ["prepare", "open"]);
+  } finally {
+    await client.close();
+    opened?.close();
+    await pg.close();
+  }
+});

@@ -1,9 +1,9 @@
 /** Builds the delegation service for one command and closes what it opened. */
-import type { Context } from "../../core/mod.ts";
+import { type Context, serverTarget } from "../../core/mod.ts";
 import { DelegationService, detachedLauncher } from "../../delegation/mod.ts";
 import type { RegistryClient } from "../../registry/mod.ts";
 import { openTaskStore, type TaskStore } from "../../store/mod.ts";
-import { openRegistryClient } from "../open_registry_client.ts";
+import { loadEmbeddedRegistryCode, openRegistryClient } from "../open_registry_client.ts";
 
 export interface Opened {
   service: DelegationService;
@@ -31,6 +31,17 @@ export function openService(ctx: Context): Opened & { close(): void } {
     store.close();
     throw err;
   }
+}
+
+/**
+ * Loads the code a first call to the service runs beyond this module (the harness lookup
+ * a search makes and, for the embedded registry, its server side), opening nothing.
+ */
+export async function loadServiceCode(ctx: Context): Promise<void> {
+  await Promise.all([
+    import("../../delegation/runnable/mod.ts"),
+    serverTarget(ctx).kind === "embedded" ? loadEmbeddedRegistryCode() : undefined,
+  ]);
 }
 
 /** Runs `fn` with an opened service and closes it afterwards. */

@@ -54,6 +54,7 @@ logs go to stderr. The server stops when the client closes its stdin.`,
           close = opened.close;
           return { service: opened.service, caller: opened.service.caller({ harness, agentId }) };
         },
+        prepare: async () => (await import("./_service.ts")).loadServiceCode(ctx),
         clock: ctx.clock,
         version: VERSION,
         stderr: ctx.io.stderr,
