@@ -7,7 +7,9 @@
  * that task-store operations stay flat from 100 to 100 000 tasks. "binary" rows run the
  * bundle a compiled binary embeds (`compile.sh --bundle`) with `deno run --no-config`.
  * Floor rows time the same kinds of process with no observal code in them
- * (bench/_floor.ts).
+ * (bench/_floor.ts). Search is timed with one word and with two (a page that holds
+ * registry Agents, so it also asks which harnesses run here); the first find_agents of an
+ * MCP session is timed from its send, sent a model's pause after tools/list.
  *
  * The 100k registry is the one bench/search.ts caches under tmp/bench-search/; without it
  * a smaller registry is generated here (and the report says so).
@@ -105,16 +107,25 @@ async function ok(argv: string[], env?: Record<string, string>): Promise<Exited>
   return r;
 }
 
+/** How long the bench's MCP client waits after tools/list, as a model would, before its call. */
+const MCP_PAUSE_MS = 200;
+const MCP_FIND = `MCP first find_agents (${MCP_PAUSE_MS} ms after tools/list)`;
+
 const DENO_FLAGS = values["deno-flags"]!.split(" ").filter(Boolean);
 const deno = (...args: string[]) => [DENO, "run", "-A", ...DENO_FLAGS, MAIN, ...args];
 const homeEnv = (home: string) => ({ ...baseEnv, OBSERVAL_HOME: home, HOME: home });
 
 /**
  * Spawns an MCP server on stdio and times initialize and tools/list from the spawn: the
- * handshake a harness makes at the start of every session.
+ * handshake a harness makes at the start of every session. With `find`, it then waits
+ * `pause` ms (the model choosing its first call) and times a find_agents call from its send.
  */
-function mcpHandshake(argv: string[], env: Record<string, string>) {
-  return new Promise<{ initialize: number; tools: number }>((resolve, reject) => {
+function mcpHandshake(
+  argv: string[],
+  env: Record<string, string>,
+  find?: { task: string; pause: number },
+) {
+  return new Promise<{ initialize: number; tools: number; find?: number }>((resolve, reject) => {
     const start = performance.now();
     const child: ChildProcess = spawn(argv[0], argv.slice(1), {
       env,
@@ -127,22 +138,37 @@ function mcpHandshake(argv: string[], env: Record<string, string>) {
     const send = (message: unknown) => child.stdin!.write(`${JSON.stringify(message)}\n`);
     child.stderr!.on("data", (d) => (stderr += d));
     child.on("error", reject);
+    let sent = 0;
     child.on("close", (code) => {
-      if (times[2] === undefined) reject(new Error(`MCP server exited ${code}: ${stderr}`));
-      else resolve({ initialize: times[1], tools: times[2] });
+      if (times[find ? 3 : 2] === undefined) {
+        reject(new Error(`MCP server exited ${code}: ${stderr}`));
+      } else resolve({ initialize: times[1], tools: times[2], find: times[3] - sent });
     });
     child.stdout!.on("data", (d) => {
       buffer += d;
       for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
-        const message = JSON.parse(line) as { id?: number };
+        const message = JSON.parse(line) as { id?: number; error?: unknown };
         if (message.id === undefined) continue;
         times[message.id] = performance.now() - start;
+        if (message.error) {
+          reject(new Error(`MCP call ${message.id} failed: ${JSON.stringify(message.error)}`));
+        }
         if (message.id === 1) {
           send({ jsonrpc: "2.0", method: "notifications/initialized" });
           send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-        } else if (message.id === 2) {
+        } else if (message.id === 2 && find) {
+          setTimeout(() => {
+            sent = performance.now() - start;
+            send({
+              jsonrpc: "2.0",
+              id: 3,
+              method: "tools/call",
+              params: { name: "find_agents", arguments: { task: find.task } },
+            });
+          }, find.pause);
+        } else {
           child.stdin!.end();
         }
       }
@@ -243,7 +269,7 @@ const AGENT_YAML = (i: number, words: string) =>
 /** A registry home for `registry search`: the 100k corpus, or `fallback` published agents. */
 async function searchHome(
   fallback: number,
-): Promise<{ home: string; query: string; note: string }> {
+): Promise<{ home: string; query: string; twoWords: string; note: string }> {
   const home = tempHome("search");
   const source = cachedRegistry();
   if (source) {
@@ -252,8 +278,14 @@ async function searchHome(
     const row = db.prepare("SELECT description FROM entries ORDER BY rowid LIMIT 1 OFFSET 5000")
       .get() as { description: string };
     db.close();
-    const query = row.description.split(/\W+/).find((w) => w.length >= 4) ?? "review";
-    return { home, query, note: `100k entries from ${source.slice(here.length)}` };
+    const words = [...new Set(row.description.toLowerCase().split(/\W+/))]
+      .filter((w) => w.length >= 4);
+    return {
+      home,
+      query: words[0] ?? "review",
+      twoWords: words.slice(0, 2).join(" "),
+      note: `100k entries from ${source.slice(here.length)}`,
+    };
   }
   const state = openRegistry({
     path: registryPath(home),
@@ -277,6 +309,7 @@ async function searchHome(
   return {
     home,
     query: "parser",
+    twoWords: "parser review",
     note: `no cached 100k registry (run bench/search.ts first); ${fallback} published agents`,
   };
 }
@@ -400,9 +433,21 @@ try {
       deno("registry", "search", search.query),
       homeEnv(search.home),
     ),
+    time(
+      "registry search (large, two words)",
+      deno("registry", "search", search.twoWords),
+      homeEnv(search.home),
+    ),
     async () => {
       const t = await mcpHandshake(deno("delegate", "mcp"), homeEnv(empty));
       return { "MCP spawn→initialize": t.initialize, "MCP spawn→tools/list": t.tools };
+    },
+    async () => {
+      const t = await mcpHandshake(deno("delegate", "mcp"), homeEnv(search.home), {
+        task: search.twoWords,
+        pause: MCP_PAUSE_MS,
+      });
+      return { [MCP_FIND]: t.find! };
     },
     async () => {
       const task = store.insert(freshCopy(first));
@@ -539,8 +584,10 @@ try {
   row(`delegate list (${LIST_TASKS} tasks)`, base, "deno eval", 3);
   row("registry search (empty)", base, "deno eval", 3);
   row("registry search (large)", base, "deno eval", 3);
+  row("registry search (large, two words)", base, "deno eval", 3);
   row("MCP spawn→initialize", base, "deno eval");
   row("MCP spawn→tools/list", base, "deno eval", 3);
+  row(MCP_FIND, base, "deno eval");
   row("worker spawn→first RPC", base, "deno eval");
   row("bare SDK round trip", base, "deno eval");
   row("floor: deno → deno → agent", base, "deno eval");
@@ -582,7 +629,9 @@ try {
       `${name.padEnd(width)}  ${ms.toFixed(1).padStart(7)} ms  ${ratio.padEnd(34)} ${verdict}`,
     );
   }
-  console.log(`\nregistry search (large): ${search.note}, query "${search.query}"`);
+  console.log(
+    `\nregistry search (large): ${search.note}, queries "${search.query}" and "${search.twoWords}"`,
+  );
 
   // ---- task-store scale ----------------------------------------------------------------
   const sizes = values["store-sizes"]!.split(",").map(Number);
