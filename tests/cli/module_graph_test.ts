@@ -13,6 +13,19 @@ interface InfoModule {
   dependencies?: Array<{ code?: { specifier?: string }; isDynamic?: boolean }>;
 }
 
+/** What a `deno` subcommand run in the repository prints, as JSON; it must exit 0. */
+async function denoJson(args: string[]): Promise<unknown> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
 /**
  * Paths (relative to the repository) of every module `entry` loads before it runs; with
  * `builtins`, the `node:` built-ins it loads as well.
@@ -21,15 +34,7 @@ async function staticGraph(
   entry: string,
   options: { builtins?: boolean } = {},
 ): Promise<Set<string>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+  const info = await denoJson(["info", "--json", entry]) as {
     roots: string[];
     modules: InfoModule[];
   };
@@ -321,15 +326,7 @@ async function withoutNodeLayer(script: string): Promise<unknown> {
     configurable: true,
     get() { throw new Error("Node's process was touched"); },
   });`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--ext=ts", `${trap}\n${script}`],
-    cwd: ROOT,
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  return JSON.parse(new TextDecoder().decode(out.stdout));
+  return await denoJson(["eval", "--ext=ts", `${trap}\n${script}`]);
 }
 
 const moduleUrl = (path: string) => JSON.stringify(new URL(path, `file://${ROOT}`).href);
