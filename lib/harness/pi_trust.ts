@@ -28,7 +28,8 @@ function readJson(path: string): unknown {
   const bytes = readHead(path, MAX_FILE_BYTES + 1);
   if (!bytes || bytes.length > MAX_FILE_BYTES) return undefined;
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    // A byte-order mark stays, and fails the parse, as it does where Pi reads the file.
+    return JSON.parse(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
   } catch {
     return undefined;
   }

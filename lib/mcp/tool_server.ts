@@ -184,7 +184,12 @@ export class ToolServer {
   #listedOnce(): void {
     const listed = this.#onListed;
     this.#onListed = undefined;
-    listed?.();
+    try {
+      listed?.();
+    } catch (err) {
+      // Getting ready is a courtesy: its failure is reported, never the session's end.
+      this.onerror?.(toError(err));
+    }
   }
 
   async #answer(request: JSONRPCRequest, signal: AbortSignal): Promise<Record<string, unknown>> {

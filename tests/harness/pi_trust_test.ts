@@ -77,6 +77,9 @@ Deno.test("piTrust() counts a malformed trust file as no trust", () => {
     assert.equal(piTrust(s.repo, s.env).trusted, false);
     writeFileSync(join(s.agentDir, "trust.json"), "not json");
     assert.equal(piTrust(s.repo, s.env).trusted, false);
+    // A byte-order mark fails JSON.parse where Pi reads the file, so it fails here too.
+    writeFileSync(join(s.agentDir, "trust.json"), `\ufeff{"${s.repo}": true}`);
+    assert.equal(piTrust(s.repo, s.env).trusted, false);
   } finally {
     rmSync(s.home, { recursive: true, force: true });
   }

@@ -201,3 +201,35 @@ Deno.test("ToolServer.close() aborts calls under way and returns only once they 
   assert.equal(sent.length, 1, JSON.stringify(sent));
   await client.close();
 });
+
+Deno.test("ToolServer calls onListed once, after its first tools/list answer was sent; a throw there is only reported", async () => {
+  const seen: string[] = [];
+  const errors: string[] = [];
+  let sentBefore = -1;
+  let sentMessages: JSONRPCMessage[] = [];
+  const server = new ToolServer({ name: "demo", version: "1" }, {
+    tools: [echo],
+    onListed: () => {
+      sentBefore = sentMessages.length;
+      seen.push("listed");
+      throw new Error("not ready");
+    },
+  });
+  server.onerror = (e) => errors.push(e.message);
+  const { client, sent } = await connect(server);
+  sentMessages = sent;
+  try {
+    assert.deepEqual(seen, [], "not at initialize");
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(seen, ["listed"]);
+    assert.equal(sentBefore, 2, "after the listing was sent (initialize, tools/list)");
+    assert.deepEqual(errors, ["not ready"]);
+    await client.listTools();
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "a" } });
+    assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
+    assert.deepEqual(seen, ["listed"], "once");
+  } finally {
+    await client.close();
+  }
+});
