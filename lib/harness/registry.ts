@@ -123,7 +123,9 @@ export const HarnessRegistrySchema = z
 export type HarnessRegistry = z.infer<typeof HarnessRegistrySchema>;
 
 /**
- * Validates and returns the harness registry bundled with observal.
+ * Validates and returns the harness registry bundled with observal. It is validated once
+ * per process (it is constant data, and a search asks for it once per harness) and frozen,
+ * so no caller can change it for the others; clone it to build a variant.
  *
  * @returns the registry, harnesses in canonical order
  * @throws {ObservalError} INTERNAL when the bundled file does not match its schema
@@ -135,6 +137,12 @@ export type HarnessRegistry = z.infer<typeof HarnessRegistrySchema>;
  * ```
  */
 export function loadHarnessRegistry(): HarnessRegistry {
+  return bundled ??= validateBundled();
+}
+
+let bundled: HarnessRegistry | undefined;
+
+function validateBundled(): HarnessRegistry {
   const parsed = HarnessRegistrySchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -146,7 +154,15 @@ export function loadHarnessRegistry(): HarnessRegistry {
       { remediation: "Reinstall observal; the harness_registry.json it ships is damaged" },
     );
   }
-  return parsed.data;
+  return deepFreeze(parsed.data);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

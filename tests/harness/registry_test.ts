@@ -141,3 +141,15 @@ Deno.test("normalizeHarness() refuses an unknown name and lists the valid ones",
   assert.throws(() => normalizeHarness(""), ObservalError);
   assert.throws(() => getHarness("claude code"), ObservalError);
 });
+
+Deno.test("loadHarnessRegistry() validates once and hands out one frozen registry", () => {
+  const registry = loadHarnessRegistry();
+  assert.equal(loadHarnessRegistry(), registry);
+  const claude = registry.harnesses.find((h) => h.key === "claude-code")!;
+  assert.throws(() => {
+    (claude.headless as { binary: string | null }).binary = "elsewhere";
+  }, TypeError);
+  assert.throws(() => (claude.guidance_files as string[]).push("X.md"), TypeError);
+  assert.equal(loadHarnessRegistry().harnesses.find((h) => h.key === "claude-code"), claude);
+  assert.notEqual(claude.headless.binary, "elsewhere");
+});
