@@ -18,8 +18,16 @@
  * ```
  * @module
  */
-// The light door (facts, snippets, headless plans, schemas), and what needs the renderer.
+// The light door (facts, snippets, headless plans, schemas), the harness registry file's
+// schema, and what needs the renderer.
 export * from "./facts/mod.ts";
+export {
+  CapabilitySchema,
+  HarnessFactsSchema,
+  HarnessHeadlessSchema,
+  HarnessRegistrySchema,
+  HarnessRuntimeSchema,
+} from "./registry_schema.ts";
 export {
   AGENT_NAME_PATTERN,
   type AgentDefinition,

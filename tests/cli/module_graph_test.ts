@@ -249,6 +249,14 @@ Deno.test("the registry client reads cards through the card door: no task normal
   );
 });
 
+Deno.test("the harness facts door reads the bundled registry without building its schema", async () => {
+  for (const entry of ["lib/harness/facts/mod.ts", "lib/delegation/runnable/mod.ts"]) {
+    const graph = await staticGraph(entry);
+    assert.ok(graph.has("harness_registry.json"), entry);
+    assert.deepEqual(loaded(graph, [/^lib\/harness\/registry_schema\.ts$/]), [], entry);
+  }
+});
+
 Deno.test("the embedded registry reads addresses without loading an HTTP client or resolver", async () => {
   const graph = await staticGraph("lib/server/mod.ts");
   assert.deepEqual(

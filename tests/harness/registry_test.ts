@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import data from "../../harness_registry.json" with { type: "json" };
 import { ObservalError } from "../../lib/core/mod.ts";
 import {
   getHarness,
@@ -8,6 +9,14 @@ import {
   loadHarnessRegistry,
   normalizeHarness,
 } from "../../lib/harness/mod.ts";
+
+Deno.test("the bundled harness_registry.json is exactly what HarnessRegistrySchema accepts", () => {
+  // Commands read the file as it is: this is where it is checked.
+  const parsed = HarnessRegistrySchema.safeParse(data);
+  assert.ok(parsed.success, JSON.stringify(parsed.error?.issues[0]));
+  assert.deepEqual(parsed.data, data, "the schema adds, drops or converts nothing");
+  assert.deepEqual(loadHarnessRegistry(), data);
+});
 
 Deno.test("loadHarnessRegistry() returns all ten harnesses in canonical order", () => {
   const registry = loadHarnessRegistry();

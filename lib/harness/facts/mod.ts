@@ -15,17 +15,12 @@
  */
 export {
   type Capability,
-  CapabilitySchema,
   getHarness,
   HARNESS_KEYS,
   type HarnessFacts,
-  HarnessFactsSchema,
-  HarnessHeadlessSchema,
   type HarnessKey,
   HarnessKeySchema,
   type HarnessRegistry,
-  HarnessRegistrySchema,
-  HarnessRuntimeSchema,
   headlessHarnesses,
   loadHarnessRegistry,
   normalizeHarness,
