@@ -379,3 +379,17 @@ Deno.test("finding the workspace a caller runs in never starts Deno's Node layer
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "asking whether a running worker is alive never starts Deno's Node layer on Linux",
+  // /proc answers there; other systems ask ps(1) or signal the pid.
+  ignore: Deno.build.os !== "linux",
+}, async () => {
+  // `delegate status` and get_task ask it of every task still running.
+  const answers = await withoutNodeLayer(`
+    const { pidExists, processCommandLine } = await import(${moduleUrl("lib/process/mod.ts")});
+    console.log(JSON.stringify([pidExists(Deno.pid), processCommandLine(Deno.pid)]));
+  `);
+  assert.deepEqual((answers as unknown[])[0], true);
+  assert.match(String((answers as unknown[])[1]), / eval /);
+});
