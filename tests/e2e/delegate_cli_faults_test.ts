@@ -17,6 +17,7 @@ import {
   readFileSync,
   rmSync,
   statfsSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -544,12 +545,28 @@ Deno.test("`delegate run` on a full disk: one clear message, exit 9, and no task
     assert.equal(r.stderr.trim().split("\n").length, 2, `a message and what to do: ${r.stderr}`);
     rmSync(filler);
     const list = await pg.json(["delegate", "list"]);
-    assert.equal(list.body.total, 1, `only the first task exists: ${list.stderr}`);
+    assert.equal(
+      list.body.total,
+      1,
+      `only the first task exists: ${list.stderr}\n${diskState(dir)}`,
+    );
   } finally {
     unmount();
     await pg.close();
   }
 });
+
+/** What is on the small disk under `dir`, for a failure's message: free bytes and files. */
+function diskState(dir: string): string {
+  const fs = statfsSync(dir);
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const path = join(e.parentPath, e.name);
+      return `${path.slice(dir.length + 1)} ${statSync(path).size}`;
+    });
+  return `free ${Number(fs.bavail) * Number(fs.bsize)} bytes; files: ${files.join(", ")}`;
+}
 
 Deno.test("`delegate run` where the worker's log cannot be created (no inodes left): clear message, no task", async () => {
   const pg = await playground({ behaviour: "complete" });
