@@ -54,7 +54,7 @@ export function pidExists(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   // A process /proc shows is there: no signal needed, which under Deno would start the
   // runtime's Node layer (7-15 ms). Elsewhere (another OS, a fenced worker) the probe decides.
-  const shown = readProcFile(`/proc/${pid}/stat`);
+  const shown = readProc(`/proc/${pid}/stat`, false);
   if (shown !== undefined) return statFields(shown)[0] !== "Z";
   if (sendSignal(pid, 0) === "gone") return false;
   const stat = readProc(`/proc/${pid}/stat`);
@@ -71,24 +71,16 @@ function statFields(stat: string): string[] {
 
 /**
  * Reads a file under /proc. Deno refuses /proc reads to any process without full
- * permissions, so a fenced worker asks cat(1) instead (allowed to it by name); both
- * ways read the same data, so a start time recorded one way matches the other.
+ * permissions, so a fenced worker asks cat(1) instead (allowed to it by name), unless
+ * `orCat` is false; both ways read the same data, so a start time recorded one way
+ * matches the other.
  */
-function readProc(path: string): string | undefined {
+function readProc(path: string, orCat = true): string | undefined {
   try {
     return readText(path);
   } catch (err) {
-    if ((err as Error).name !== "NotCapable") return undefined;
+    if (!orCat || (err as Error).name !== "NotCapable") return undefined;
     return run("cat", [path]);
-  }
-}
-
-/** A file under /proc read directly; undefined when it is not there or may not be read. */
-function readProcFile(path: string): string | undefined {
-  try {
-    return readText(path);
-  } catch {
-    return undefined;
   }
 }
 

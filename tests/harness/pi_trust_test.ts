@@ -13,22 +13,32 @@ function setup() {
   return { home, agentDir, repo, env: { HOME: home } };
 }
 
-Deno.test("piTrust() refuses when Pi has no decision and no default", () => {
-  const s = setup();
-  try {
+/** Runs `fn` on a fresh Pi home, removed afterwards. */
+function withPi(fn: (s: ReturnType<typeof setup>) => void): () => void {
+  return () => {
+    const s = setup();
+    try {
+      fn(s);
+    } finally {
+      rmSync(s.home, { recursive: true, force: true });
+    }
+  };
+}
+
+Deno.test(
+  "piTrust() refuses when Pi has no decision and no default",
+  withPi((s) => {
     assert.deepEqual(piTrust(s.repo, s.env), {
       trusted: false,
       source: "none",
       agentDir: s.agentDir,
     });
-  } finally {
-    rmSync(s.home, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Deno.test("piTrust() takes the nearest decision: false on the repo beats true on a parent", () => {
-  const s = setup();
-  try {
+Deno.test(
+  "piTrust() takes the nearest decision: false on the repo beats true on a parent",
+  withPi((s) => {
     writeFileSync(
       join(s.agentDir, "trust.json"),
       JSON.stringify({ [join(s.home, "work")]: true, [s.repo]: false }),
@@ -44,14 +54,12 @@ Deno.test("piTrust() takes the nearest decision: false on the repo beats true on
       source: s.repo,
       agentDir: s.agentDir,
     });
-  } finally {
-    rmSync(s.home, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Deno.test("piTrust() falls back to defaultProjectTrust only when no decision applies", () => {
-  const s = setup();
-  try {
+Deno.test(
+  "piTrust() falls back to defaultProjectTrust only when no decision applies",
+  withPi((s) => {
     writeFileSync(
       join(s.agentDir, "settings.json"),
       JSON.stringify({ defaultProjectTrust: "always" }),
@@ -65,14 +73,12 @@ Deno.test("piTrust() falls back to defaultProjectTrust only when no decision app
     );
     rmSync(join(s.agentDir, "trust.json"));
     assert.equal(piTrust(s.repo, s.env).trusted, false);
-  } finally {
-    rmSync(s.home, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Deno.test("piTrust() counts a malformed trust file as no trust", () => {
-  const s = setup();
-  try {
+Deno.test(
+  "piTrust() counts a malformed trust file as no trust",
+  withPi((s) => {
     writeFileSync(join(s.agentDir, "trust.json"), `{"${s.repo}": "yes"}`);
     assert.equal(piTrust(s.repo, s.env).trusted, false);
     writeFileSync(join(s.agentDir, "trust.json"), "not json");
@@ -80,14 +86,12 @@ Deno.test("piTrust() counts a malformed trust file as no trust", () => {
     // A byte-order mark fails JSON.parse where Pi reads the file, so it fails here too.
     writeFileSync(join(s.agentDir, "trust.json"), `\ufeff{"${s.repo}": true}`);
     assert.equal(piTrust(s.repo, s.env).trusted, false);
-  } finally {
-    rmSync(s.home, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Deno.test("piTrust() reads a trust file up to 1 MiB and ignores a larger one", () => {
-  const s = setup();
-  try {
+Deno.test(
+  "piTrust() reads a trust file up to 1 MiB and ignores a larger one",
+  withPi((s) => {
     // The decision, padded with spaces to exactly the bound: still read.
     const decision = `{"${s.repo}": true}`;
     const file = join(s.agentDir, "trust.json");
@@ -96,10 +100,8 @@ Deno.test("piTrust() reads a trust file up to 1 MiB and ignores a larger one", (
     // One byte more and it is not read at all: no trust.
     writeFileSync(file, decision + " ".repeat(1024 * 1024 - decision.length + 1));
     assert.deepEqual(piTrust(s.repo, s.env).source, "none");
-  } finally {
-    rmSync(s.home, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 Deno.test("piAgentDir() honours PI_CODING_AGENT_DIR, with ~ expanded", () => {
   assert.equal(piAgentDir({ HOME: "/h" }), "/h/.pi/agent");
