@@ -4,8 +4,7 @@
  * task with a message naming the limit and its variable.
  * @module
  */
-import { Buffer } from "node:buffer";
-import { type Env, ObservalError } from "../core/mod.ts";
+import { type Env, ObservalError, utf8Length } from "../core/mod.ts";
 import { RemoteRefusalError } from "./client/remote_errors.ts";
 import type { Artifact, Message } from "./task.ts";
 
@@ -177,13 +176,13 @@ function sumBytes(values: readonly (Artifact | Message)[], stopAbove: number): n
  */
 function sizeOf(value: Artifact | Message): number {
   const { parts, ...rest } = value;
-  let size = Buffer.byteLength(JSON.stringify(rest));
+  let size = utf8Length(JSON.stringify(rest));
   for (const part of parts ?? []) {
     const { text, raw, url, ...other } = part;
-    size += Buffer.byteLength(JSON.stringify(other)) + 16;
-    if (typeof text === "string") size += Buffer.byteLength(text);
+    size += utf8Length(JSON.stringify(other)) + 16;
+    if (typeof text === "string") size += utf8Length(text);
     if (typeof raw === "string") size += raw.length;
-    if (typeof url === "string") size += Buffer.byteLength(url);
+    if (typeof url === "string") size += utf8Length(url);
   }
   return size;
 }

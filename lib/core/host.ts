@@ -14,7 +14,7 @@ import type * as NodeFs from "node:fs";
 
 /** The part of Deno's API used here (lib/ is type-checked without Deno's types too). */
 interface DenoHost {
-  env: { toObject(): Record<string, string> };
+  env: { toObject(): Record<string, string>; get(name: string): string | undefined };
   cwd(): string;
   build: { os: string };
   stdin: ByteReader;
@@ -24,11 +24,13 @@ interface DenoHost {
   lstatSync(path: string): DenoFileInfo;
   realPathSync(path: string): string;
   readTextFileSync(path: string): string;
+  writeTextFileSync(path: string, text: string, options: { mode: number }): void;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
   errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exit(code: number): never;
   pid: number;
+  createHttpClient(options: { poolMaxIdlePerHost: number }): { close(): void };
   addSignalListener(signal: "SIGINT", listener: () => void): void;
   removeSignalListener(signal: "SIGINT", listener: () => void): void;
 }
@@ -195,6 +197,16 @@ export function nodeFs(): typeof NodeFs {
   return globalThis.process.getBuiltinModule("node:fs");
 }
 
+/** node:http, loaded on the first call. */
+export function nodeHttp(): typeof import("node:http") {
+  return globalThis.process.getBuiltinModule("node:http");
+}
+
+/** node:https, loaded on the first call. */
+export function nodeHttps(): typeof import("node:https") {
+  return globalThis.process.getBuiltinModule("node:https");
+}
+
 /** node:child_process, loaded on the first call. */
 export function nodeChildProcess(): typeof import("node:child_process") {
   return globalThis.process.getBuiltinModule("node:child_process");
@@ -317,6 +329,48 @@ export function readHead(path: string, length: number): Uint8Array | undefined {
     closeSync(fd);
   }
   return head.subarray(0, got);
+}
+
+/**
+ * Writes `text` to a file as UTF-8, creating it with `mode` (before the umask) or
+ * replacing what it held. Errors carry Node's `code` under either runtime.
+ */
+export function writeText(path: string, text: string, mode = 0o666): void {
+  if (deno) deno.writeTextFileSync(path, text, { mode });
+  else nodeFs().writeFileSync(path, text, { mode });
+}
+
+/** The variables through which Deno's fetch would send a request by a proxy. */
+const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"].flatMap((v) => [
+  v,
+  v.toLowerCase(),
+]);
+
+/**
+ * The runtime's own fetch, for one exchange, where it connects straight to the URL's
+ * host: under Deno, when no proxy is set in the environment (Deno's fetch honours
+ * `HTTP_PROXY` and the like; node:http, and so observal, never does). No idle connection
+ * is kept; call `close` once the answer is read. Undefined under Node, and where a proxy
+ * is set.
+ */
+export function directFetch(): DirectFetch | undefined {
+  if (!deno) return undefined;
+  try {
+    if (PROXY_VARIABLES.some((v) => deno.env.get(v))) return undefined;
+  } catch {
+    return undefined; // Not allowed to read them: a proxy may be set.
+  }
+  const client = deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+  return {
+    fetch: (url, init) => fetch(url, { ...init, client } as RequestInit),
+    close: () => client.close(),
+  };
+}
+
+/** See {@linkcode directFetch}. */
+export interface DirectFetch {
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+  close(): void;
 }
 
 /** Creates a folder and any missing parents, with `mode` (before the umask). */

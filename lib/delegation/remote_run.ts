@@ -5,7 +5,6 @@
  * its deadline passes. Input-required ends the worker; `reply` starts a new one.
  * @module
  */
-import process from "node:process";
 import {
   DIRECT_RESULT_ARTIFACT,
   isFinal,
@@ -34,6 +33,7 @@ import {
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
+import { nodeProcess } from "../core/host.ts";
 
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;
@@ -64,7 +64,7 @@ export interface RemoteRunDeps {
    * system resolver
    */
   resolve?: Resolve;
-  /** Performs each HTTP request to the agent. @default nodeRequest */
+  /** Performs each HTTP request to the agent. @default hostRequest */
   request?: Requester;
   /** Pauses and patience while following; tests shorten them. */
   timing?: FollowTiming;
@@ -260,7 +260,7 @@ export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Tas
     return await run(deps, initial);
   } finally {
     if (deps.ctx.env[PEAK_RSS_VARIABLE]) {
-      deps.ctx.io.stderr.write(`peak_rss_kb ${process.resourceUsage().maxRSS}\n`);
+      deps.ctx.io.stderr.write(`peak_rss_kb ${nodeProcess().resourceUsage().maxRSS}\n`);
     }
   }
 }

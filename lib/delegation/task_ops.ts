@@ -1,5 +1,5 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
-import { nodeFs } from "../core/host.ts";
+import { writeText } from "../core/host.ts";
 import { join } from "../core/paths.ts";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
@@ -25,10 +25,7 @@ function textMessage(
 /** Tells waiters in other processes that the task changed (they watch its folder). */
 export function markChanged(store: TaskStore, task: Task): Task {
   try {
-    nodeFs().writeFileSync(
-      join(store.taskDir(task.id, { create: true }), "state"),
-      `${task.status.state}\n`,
-    );
+    writeText(join(store.taskDir(task.id, { create: true }), "state"), `${task.status.state}\n`);
   } catch { /* waiters still poll */ }
   return task;
 }

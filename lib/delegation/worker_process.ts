@@ -5,7 +5,7 @@
  * live worker from a dead one.
  * @module
  */
-import { nodeChildProcess, nodeFs } from "../core/host.ts";
+import { nodeChildProcess, nodeFs, writeText } from "../core/host.ts";
 import { join } from "../core/paths.ts";
 import { pidExists, processCommandLine } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
@@ -49,7 +49,7 @@ export function readPid(taskDir: string): number | undefined {
 
 /** Writes the task folder's `worker.pid`. */
 export function writePid(taskDir: string, pid: number): void {
-  nodeFs().writeFileSync(pidFile(taskDir), `${pid}\n`, { mode: 0o600 });
+  writeText(pidFile(taskDir), `${pid}\n`, 0o600);
 }
 
 /** Removes the task folder's `worker.pid` (a new worker is about to start). */

@@ -25,5 +25,6 @@ export { checkEndpointUrl, type CheckEndpointUrlOptions } from "./check_endpoint
 export * from "./addresses/mod.ts";
 export type { PinnedRequest, RawResponse, Requester } from "./requester.ts";
 export { nodeRequest } from "./node_request.ts";
+export { hostRequest } from "./host_request.ts";
 export { pinAddress, type PinAddressOptions, type Resolve } from "./pin_address.ts";
 export { resolveWithOverrides } from "./resolve_with_overrides.ts";

@@ -1,6 +1,7 @@
-import http from "node:http";
-import https from "node:https";
+import type http from "node:http";
+import type https from "node:https";
 import type { LookupFunction } from "node:net";
+import { nodeHttp, nodeHttps } from "../core/host.ts";
 import { bareHost, isIpHost } from "./_host.ts";
 import type { PinnedRequest, RawResponse } from "./requester.ts";
 
@@ -49,7 +50,9 @@ export function nodeRequest(request: PinnedRequest): Promise<RawResponse> {
 
   return new Promise<RawResponse>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const req = (secure ? https : http).request(options, (res) => {
+    // Loaded here, not at import: the A2A client loads this module, and under Deno these
+    // start the Node layer, which a plain-http call never needs (see hostRequest).
+    const req = (secure ? nodeHttps() : nodeHttp()).request(options, (res) => {
       const onAbortBody = () => res.destroy(signal.reason);
       signal.addEventListener("abort", onAbortBody, { once: true });
       res.once("close", () => signal.removeEventListener("abort", onAbortBody));

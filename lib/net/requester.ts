@@ -38,5 +38,5 @@ export interface RawResponse {
   abort?: () => void;
 }
 
-/** Performs one {@linkcode PinnedRequest}; {@linkcode nodeRequest} is the real one. */
+/** Performs one {@linkcode PinnedRequest}; {@linkcode hostRequest} is the real one. */
 export type Requester = (request: PinnedRequest) => Promise<RawResponse>;

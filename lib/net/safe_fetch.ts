@@ -1,6 +1,6 @@
 import { concatBytes, ObservalError } from "../core/mod.ts";
 import { parseHttpUrl } from "./_http_url.ts";
-import { nodeRequest } from "./node_request.ts";
+import { hostRequest } from "./host_request.ts";
 import { pinAddress, raceAbort } from "./pin_address.ts";
 import type { RawResponse, Requester } from "./requester.ts";
 
@@ -24,7 +24,7 @@ export interface SafeFetchOptions {
   label?: string;
   /** Cancels the fetch; it then rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Performs the GET. Tests inject one; @default {@linkcode nodeRequest} */
+  /** Performs the GET. Tests inject one; @default {@linkcode hostRequest} */
   request?: Requester;
 }
 
@@ -70,7 +70,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const label = options.label ?? "response";
-  const request = options.request ?? nodeRequest;
+  const request = options.request ?? hostRequest;
 
   const controller = new AbortController();
   const timedOut = new Error(`Timed out after ${timeoutMs} ms`);

@@ -1,6 +1,6 @@
 import { ObservalError } from "../core/mod.ts";
 import { clip } from "./_http_url.ts";
-import { nodeRequest } from "./node_request.ts";
+import { hostRequest } from "./host_request.ts";
 import type { RawResponse, Requester } from "./requester.ts";
 import { safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 import { parseJsonBody, type SafeJson } from "./safe_fetch_json.ts";
@@ -38,7 +38,7 @@ export async function safeFetchCardJson(
     ...options,
     label,
     maxBytes,
-    request: capped(options.request ?? nodeRequest, maxBytes, label),
+    request: capped(options.request ?? hostRequest, maxBytes, label),
   });
   const status = response.status;
   if (status !== 200) {

@@ -4,7 +4,11 @@
  * imports are left out: they load only when their code runs.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { selfCommand } from "../../lib/core/mod.ts";
+import type { LaunchWorker } from "../../lib/delegation/mod.ts";
+import { playground } from "../support/delegation.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -330,12 +334,14 @@ Deno.test("registry search checks --harness by its keys and loads the harness fa
  * it), so a script that gets through has not loaded it.
  */
 async function withoutNodeLayer(script: string): Promise<unknown> {
-  const trap = `Object.defineProperty(globalThis, "process", {
-    configurable: true,
-    get() { throw new Error("Node's process was touched"); },
-  });`;
-  return await denoJson(["eval", "--ext=ts", `${trap}\n${script}`]);
+  return await denoJson(["eval", "--ext=ts", `${NODE_TRAP}\n${script}`]);
 }
+
+/** Makes Node's `process` throw on first touch, before anything else runs. */
+const NODE_TRAP = `Object.defineProperty(globalThis, "process", {
+  configurable: true,
+  get() { throw new Error("Node's process was touched"); },
+});`;
 
 const moduleUrl = (path: string) => JSON.stringify(new URL(path, `file://${ROOT}`).href);
 
@@ -392,4 +398,40 @@ Deno.test({
   `);
   assert.deepEqual((answers as unknown[])[0], true);
   assert.match(String((answers as unknown[])[1]), / eval /);
+});
+
+Deno.test("a worker calling an agent at an IP address over http never starts Deno's Node layer", async () => {
+  // Every delegation to a local or allowed private agent pays for a worker's start.
+  const trap = await Deno.makeTempFile({ prefix: "observal-trap-", suffix: ".ts" });
+  await Deno.writeTextFile(trap, NODE_TRAP);
+  const pg = await playground({ behaviour: "complete" });
+  // The worker as observal launches it (same argv, same fence), with the trap loaded first.
+  const launch: LaunchWorker = (taskId, dir, perms) => {
+    const [exec, run, ...rest] = selfCommand(["delegate", "worker", taskId], perms);
+    const log = Deno.openSync(join(dir, "worker.log"), { append: true });
+    const child = new Deno.Command(exec, {
+      args: [run, `--preload=${trap}`, ...rest],
+      cwd: dir,
+      env: pg.env as Record<string, string>,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    child.stderr.pipeTo(log.writable).catch(() => {});
+    return child.pid;
+  };
+  const { service, close } = pg.service({ launch });
+  try {
+    const started = await service.start(pg.identifier, "Hi", {
+      caller: { depth: 0, maxDepth: 2, chain: [] },
+      waitSeconds: 30,
+    });
+    const log = await Deno.readTextFile(join(pg.home, "delegations", started.id, "worker.log"));
+    assert.equal(started.status.state, "TASK_STATE_COMPLETED", log);
+    assert.doesNotMatch(log, /process was touched/);
+    assert.ok(pg.agent.requests.some((r) => r.rpcMethod), "the agent was called");
+  } finally {
+    close();
+    await pg.close();
+    await Deno.remove(trap);
+  }
 });

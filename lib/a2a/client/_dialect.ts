@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Part } from "../task.ts";
 
 /** What the caller says: parts or text, and the remote ids when continuing a task. */
@@ -34,7 +33,7 @@ export interface Dialect {
 export function v1Dialect(a2aVersion: string, tenant: string | undefined): Dialect {
   const scoped = (params: Record<string, unknown>) => tenant ? { ...params, tenant } : params;
   const message = (input: RemoteInput) =>
-    withIds({ messageId: randomUUID(), role: "ROLE_USER", parts: partsOf(input) }, input);
+    withIds({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: partsOf(input) }, input);
   return {
     version: "1.0",
     headers: { "A2A-Version": a2aVersion },
@@ -59,7 +58,7 @@ export function v03Dialect(): Dialect {
   const message = (input: RemoteInput) =>
     withIds({
       kind: "message",
-      messageId: randomUUID(),
+      messageId: crypto.randomUUID(),
       role: "user",
       parts: partsOf(input).map(toV03Part),
     }, input);

@@ -6,7 +6,6 @@
  * redirects, byte and time limits, and errors that say which token variable to set.
  * Request and result shapes are checked against the SDK's own servers in tests/a2a/client/.
  */
-import { randomUUID } from "node:crypto";
 import { concatBytes, ObservalError } from "../../core/mod.ts";
 import type { RawResponse, Requester } from "../../net/mod.ts";
 import { limitExceeded, type RemoteLimits } from "../remote_limits.ts";
@@ -52,7 +51,7 @@ export async function callRpc(
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
 ): Promise<unknown> {
-  const request: JsonRpcRequest = { jsonrpc: "2.0", id: randomUUID(), method, params };
+  const request: JsonRpcRequest = { jsonrpc: "2.0", id: crypto.randomUUID(), method, params };
   const deadline = startDeadline(target.timeoutMs, signal);
   try {
     const response = await open(target, request, "application/json", deadline);
@@ -77,7 +76,7 @@ export async function* streamRpc(
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<unknown> {
-  const request: JsonRpcRequest = { jsonrpc: "2.0", id: randomUUID(), method, params };
+  const request: JsonRpcRequest = { jsonrpc: "2.0", id: crypto.randomUUID(), method, params };
   const deadline = startDeadline(target.timeoutMs, signal);
   let events: AsyncGenerator<string> | undefined;
   try {

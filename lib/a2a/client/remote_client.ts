@@ -6,7 +6,7 @@
  * @module
  */
 import { type Env, ObservalError } from "../../core/mod.ts";
-import { nodeRequest, pinAddress, type Requester, type Resolve } from "../../net/mod.ts";
+import { hostRequest, pinAddress, type Requester, type Resolve } from "../../net/mod.ts";
 import type { AgentCard } from "../card.ts";
 import { type CardInterface, normaliseBinding } from "../interfaces.ts";
 import { mergeEvent, normalizeResult, type RemoteSnapshot } from "../normalize.ts";
@@ -35,7 +35,7 @@ export interface RemoteClientOptions {
   allowPrivateHosts: readonly string[];
   /** Resolves the endpoint's host name. @default the system resolver */
   resolve?: Resolve;
-  /** Performs each HTTP request. @default {@linkcode nodeRequest} */
+  /** Performs each HTTP request. @default {@linkcode hostRequest} */
   request?: Requester;
   /**
    * Time limit per request; for a stream, for the wait until it starts.
@@ -126,7 +126,7 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
     tokenSent: Object.keys(credentials.headers).length > 0,
     schemeDeclared: declaresSecurity(card),
     headers: { ...credentials.headers, ...dialect.headers },
-    request: options.request ?? nodeRequest,
+    request: options.request ?? hostRequest,
     // Resolved once: every request of this client goes to the address checked first.
     address: async (signal) => {
       pinned ??= {
