@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { hostRequest, type RawResponse } from "../../lib/net/mod.ts";
+import { hostRequest, nodeRequest, type RawResponse } from "../../lib/net/mod.ts";
 import { startServer, startSniServer } from "./_servers.ts";
 
 async function text(res: RawResponse): Promise<string> {
@@ -122,31 +122,36 @@ Deno.test("hostRequest() says why a connection failed", async () => {
   );
 });
 
-Deno.test("hostRequest() sends a pinned host name to the checked address, over http and as TLS SNI", async () => {
-  const server = await startServer((_req, res) => res.end("pinned"));
-  const sni = await startSniServer();
-  try {
-    // card.test does not resolve: only a connection pinned to the address gets there.
-    const res = await hostRequest({
-      url: new URL(`http://card.test:${server.port}/card`),
-      address: "127.0.0.1",
-      headers: {},
-      signal: AbortSignal.timeout(5_000),
-    });
-    assert.equal(await text(res), "pinned");
-    assert.equal(server.requests[0].headers.host, `card.test:${server.port}`);
-    await assert.rejects(hostRequest({
-      url: new URL(`https://card.test:${sni.port}/`),
-      address: "127.0.0.1",
-      headers: {},
-      signal: AbortSignal.timeout(5_000),
-    }));
-    assert.deepEqual(sni.names, ["card.test"]);
-  } finally {
-    await server.close();
-    await sni.close();
-  }
-});
+for (
+  const [name, request] of [["hostRequest", hostRequest], ["nodeRequest", nodeRequest]] as const
+) {
+  Deno.test(`${name}() sends a pinned host name to the checked address, over http and as TLS SNI`, async () => {
+    const server = await startServer((_req, res) => res.end("pinned"));
+    const sni = await startSniServer();
+    try {
+      // card.test does not resolve: only a connection pinned to the address gets there.
+      const res = await request({
+        url: new URL(`http://card.test:${server.port}/card?x=1`),
+        address: "127.0.0.1",
+        headers: {},
+        signal: AbortSignal.timeout(5_000),
+      });
+      assert.equal(await text(res), "pinned");
+      assert.equal(server.requests[0].headers.host, `card.test:${server.port}`);
+      assert.equal(server.requests[0].path, "/card?x=1");
+      await assert.rejects(request({
+        url: new URL(`https://card.test:${sni.port}/`),
+        address: "127.0.0.1",
+        headers: {},
+        signal: AbortSignal.timeout(5_000),
+      }));
+      assert.deepEqual(sni.names, ["card.test"]);
+    } finally {
+      await server.close();
+      await sni.close();
+    }
+  });
+}
 
 Deno.test("hostRequest() goes straight to the address even when a proxy is set in the environment", async () => {
   const server = await startServer((_req, res) => res.end("direct"));

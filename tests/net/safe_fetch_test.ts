@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { ObservalError } from "../../lib/core/mod.ts";
-import {
-  nodeRequest,
-  type PinnedRequest,
-  type Requester,
-  safeFetch,
-  safeFetchJson,
-} from "../../lib/net/mod.ts";
-import { startServer, startSniServer } from "./_servers.ts";
+import { type PinnedRequest, type Requester, safeFetch, safeFetchJson } from "../../lib/net/mod.ts";
+import { startServer } from "./_servers.ts";
 
 const CARD = { name: "Reviewer", url: "https://agents.example.com/a2a" };
 
@@ -110,42 +104,6 @@ Deno.test("safeFetch() leaves an allowlisted host unpinned", async () => {
   });
   assert.equal(seen[0].address, undefined);
   assert.equal(seen[0].url.href, "http://registry.corp.example/card");
-});
-
-Deno.test("nodeRequest() connects to the pinned address while sending the original Host", async () => {
-  const server = await startServer((_req, res) => res.end("pinned"));
-  try {
-    // card.test does not resolve: only the pinned lookup can reach the server.
-    const res = await nodeRequest({
-      url: new URL(`http://card.test:${server.port}/card?x=1`),
-      address: "127.0.0.1",
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(5_000),
-    });
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of res.body) chunks.push(chunk);
-    assert.equal(res.status, 200);
-    assert.equal(new TextDecoder().decode(chunks[0]), "pinned");
-    assert.equal(server.requests[0].headers.host, `card.test:${server.port}`);
-    assert.equal(server.requests[0].path, "/card?x=1");
-  } finally {
-    await server.close();
-  }
-});
-
-Deno.test("nodeRequest() sends the original host name as TLS SNI to the pinned address", async () => {
-  const server = await startSniServer();
-  try {
-    await assert.rejects(nodeRequest({
-      url: new URL(`https://card.test:${server.port}/.well-known/agent-card.json`),
-      address: "127.0.0.1",
-      headers: {},
-      signal: AbortSignal.timeout(5_000),
-    }));
-    assert.deepEqual(server.names, ["card.test"]);
-  } finally {
-    await server.close();
-  }
 });
 
 Deno.test("safeFetch() reports a refused connection as NETWORK", async () => {
