@@ -23,6 +23,7 @@ import {
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { nodeProcess } from "../core/host.ts";
 import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
 import {
   type EntryDocument,
@@ -33,7 +34,6 @@ import {
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
-import { nodeProcess } from "../core/host.ts";
 
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;

@@ -6,7 +6,7 @@
  */
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { ObservalError } from "../core/mod.ts";
+import { ObservalError, utf8Length } from "../core/mod.ts";
 import { describeIssue, formatPath } from "./_issues.ts";
 import { HARNESS_KEYS, type HarnessKey, HarnessKeySchema } from "./registry.ts";
 
@@ -288,7 +288,7 @@ function firstLine(message: string): string {
  * ```
  */
 export function parseAgentYaml(text: string): AgentDefinition {
-  const bytes = new TextEncoder().encode(text).length;
+  const bytes = utf8Length(text);
   if (bytes > MAX_AGENT_YAML_BYTES) {
     throw new ObservalError(
       "INVALID_AGENT",

@@ -10,7 +10,7 @@
  * built on first use.
  * @module
  */
-import { isoSeconds, toObservalError } from "../core/mod.ts";
+import { isoSeconds, toObservalError, utf8Length } from "../core/mod.ts";
 import {
   httpTransport,
   type RegistryAnswer,
@@ -87,7 +87,7 @@ function answerDirect(state: RegistryState, route: DirectRoute): RegistryAnswer 
 /** The call's body as JSON, bounded as the app bounds it. */
 function jsonBody(call: RegistryCall): unknown {
   const body = call.body ?? "";
-  if (new TextEncoder().encode(body).byteLength > MAX_BODY_BYTES) throw tooLargeBody();
+  if (utf8Length(body) > MAX_BODY_BYTES) throw tooLargeBody();
   try {
     return JSON.parse(body);
   } catch {
