@@ -140,6 +140,8 @@ Deno.test("embedded search refuses bodies the app refuses, and leaves signed cal
       "{not json",
       "",
       JSON.stringify({ query: { text: "review" }, pad: "x".repeat(600 * 1024) }),
+      // Under the limit in characters, over it in UTF-8 bytes: the limit counts bytes.
+      JSON.stringify({ query: { text: "review" }, pad: "é".repeat(300 * 1024) }),
     ];
     for (const body of bodies) {
       const [direct, app] = [await raw(t.direct, call(body)), await raw(t.app, call(body))];
