@@ -20,8 +20,8 @@ interface DenoHost {
   stdin: ByteReader;
   stdout: DenoStream;
   stderr: DenoStream;
-  statSync(path: string): DenoFileInfo;
-  lstatSync(path: string): DenoFileInfo;
+  statSync(path: string): PathStat;
+  lstatSync(path: string): PathStat;
   realPathSync(path: string): string;
   readTextFileSync(path: string): string;
   writeTextFileSync(path: string, text: string, options: { mode: number }): void;
@@ -33,13 +33,6 @@ interface DenoHost {
   createHttpClient(options: { poolMaxIdlePerHost: number }): { close(): void };
   addSignalListener(signal: "SIGINT", listener: () => void): void;
   removeSignalListener(signal: "SIGINT", listener: () => void): void;
-}
-
-interface DenoFileInfo {
-  isFile: boolean;
-  isDirectory: boolean;
-  isSymlink: boolean;
-  mode: number | null;
 }
 
 interface DenoStream {
