@@ -1,3 +1,5 @@
+import { startTimer } from "./host.ts";
+
 /** Time as a dependency, so waits and timestamps can be driven by tests. */
 export interface Clock {
   now(): Date;
@@ -11,12 +13,12 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
+      const cancel = startTimer(ms, () => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
-      }, ms);
+      });
       const onAbort = () => {
-        clearTimeout(timer);
+        cancel();
         reject(signal!.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -172,6 +172,28 @@ function nodeStream(stream: NodeJS.WriteStream): HostStream {
   };
 }
 
+/**
+ * Calls `fn` once, `ms` milliseconds from now; the function returned cancels the call.
+ * While armed it keeps the process running, as a timer does.
+ *
+ * Under Deno the global `setTimeout` loads the runtime's Node timers on its first use
+ * (5-16 ms, more than the rest of a worker's bookkeeping), so there the time comes from
+ * `AbortSignal.timeout`, which Deno keeps running only while the signal has a listener:
+ * removing it is the cancel.
+ */
+export function startTimer(ms: number, fn: () => void): () => void {
+  // Both APIs take whole milliseconds up to 2^31 - 1; a bad value means "now", as in Node.
+  const delay = Number.isFinite(ms) ? Math.min(Math.max(0, Math.floor(ms)), 2 ** 31 - 1) : 0;
+  if (!deno) {
+    const timer = setTimeout(fn, delay);
+    return () => clearTimeout(timer);
+  }
+  const signal = AbortSignal.timeout(delay);
+  const listener = () => fn();
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
+}
+
 /** Blocks the thread for `ms`: for callers that must answer synchronously. */
 export function pauseSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -23,7 +23,7 @@ import {
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
-import { nodeProcess } from "../core/host.ts";
+import { nodeProcess, startTimer } from "../core/host.ts";
 import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
 import {
   type EntryDocument,
@@ -326,9 +326,14 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
   };
   const canceled = new Error("Canceled by the caller");
   const stop = new AbortController();
-  const watcher = setInterval(() => {
-    if (store.cancelRequested(id)) stop.abort(canceled);
-  }, CANCEL_CHECK_MS);
+  let unwatch = () => {};
+  const watch = () => {
+    unwatch = startTimer(CANCEL_CHECK_MS, () => {
+      if (store.cancelRequested(id)) stop.abort(canceled);
+      else watch();
+    });
+  };
+  watch();
   try {
     await followRemoteTask({
       client,
@@ -365,6 +370,6 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
       log: workerLog(store.taskDir(id)),
     });
   } finally {
-    clearInterval(watcher);
+    unwatch();
   }
 }

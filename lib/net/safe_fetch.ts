@@ -1,3 +1,4 @@
+import { startTimer } from "../core/host.ts";
 import { concatBytes, ObservalError } from "../core/mod.ts";
 import { parseHttpUrl } from "./_http_url.ts";
 import { hostRequest } from "./host_request.ts";
@@ -74,7 +75,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
 
   const controller = new AbortController();
   const timedOut = new Error(`Timed out after ${timeoutMs} ms`);
-  const timer = setTimeout(() => controller.abort(timedOut), timeoutMs);
+  const stopTimer = startTimer(timeoutMs, () => controller.abort(timedOut));
   const cancel = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) cancel();
   options.signal?.addEventListener("abort", cancel, { once: true });
@@ -121,7 +122,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
       },
     );
   } finally {
-    clearTimeout(timer);
+    stopTimer();
     options.signal?.removeEventListener("abort", cancel);
   }
 }

@@ -329,19 +329,24 @@ Deno.test("registry search checks --harness by its keys and loads the harness fa
 });
 
 /**
- * What `script` prints (as JSON) when run in a fresh Deno whose Node `process` throws on
- * first touch: that is where Deno's Node layer starts (node:fs and node:path go through
- * it), so a script that gets through has not loaded it.
+ * What `script` prints (as JSON) when run in a fresh Deno whose Node `process` and timers
+ * throw on first touch: that is where Deno's Node layer starts (node:fs and node:path go
+ * through it), so a script that gets through has not loaded it.
  */
 async function withoutNodeLayer(script: string): Promise<unknown> {
   return await denoJson(["eval", "--ext=ts", `${NODE_TRAP}\n${script}`]);
 }
 
-/** Makes Node's `process` throw on first touch, before anything else runs. */
-const NODE_TRAP = `Object.defineProperty(globalThis, "process", {
-  configurable: true,
-  get() { throw new Error("Node's process was touched"); },
-});`;
+/**
+ * Makes Node's `process` throw on first touch, before anything else runs, and the global
+ * timers too: under Deno they are Node's, loaded on first use.
+ */
+const NODE_TRAP = `for (const name of ["process", "setTimeout", "setInterval"]) {
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    get() { throw new Error("Node's " + name + " was touched"); },
+  });
+}`;
 
 const moduleUrl = (path: string) => JSON.stringify(new URL(path, `file://${ROOT}`).href);
 
@@ -427,7 +432,7 @@ Deno.test("a worker calling an agent at an IP address over http never starts Den
     });
     const log = await Deno.readTextFile(join(pg.home, "delegations", started.id, "worker.log"));
     assert.equal(started.status.state, "TASK_STATE_COMPLETED", log);
-    assert.doesNotMatch(log, /process was touched/);
+    assert.doesNotMatch(log, / was touched/);
     assert.ok(pg.agent.requests.some((r) => r.rpcMethod), "the agent was called");
   } finally {
     close();

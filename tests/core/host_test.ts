@@ -1,8 +1,9 @@
-/** lib/core/host.ts: the process's streams, as a command writes them under Deno. */
+/** lib/core/host.ts: the process's streams, as a command writes them under Deno, and its timers. */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const HOST = new URL("../../lib/core/host.ts", import.meta.url).href;
 
@@ -60,3 +61,53 @@ Deno.test("hostStdio()'s stdout finishes a write to a full pipe its reader made 
   );
   assert.equal(said, `${1 << 20} 0`);
 });
+
+/**
+ * A script for {@linkcode startTimer}: three timers, one left to fire and two canceled (one
+ * of them far off), plus one given a bad delay. It prints what fired, in order, and when.
+ */
+const TIMERS = (host: string) => `
+import { startTimer } from ${JSON.stringify(host)};
+const t0 = performance.now();
+const fired = [];
+const at = (name) => () => fired.push([name, Math.round(performance.now() - t0)]);
+startTimer(60, () => { at("kept")(); console.log(JSON.stringify(fired)); });
+startTimer(Number.NaN, at("bad delay"));
+const early = startTimer(20, at("canceled"));
+const far = startTimer(60_000, at("far"));
+early();
+far();
+far(); // a second cancel changes nothing
+`;
+
+for (const runtime of ["deno", "node"] as const) {
+  Deno.test(`startTimer() fires once after its delay, never once canceled, and a canceled timer does not hold the process (${runtime})`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "observal-timer-"));
+    try {
+      const script = join(dir, "timers.mjs");
+      writeFileSync(script, TIMERS(HOST));
+      const root = fileURLToPath(new URL("../..", import.meta.url));
+      const argv = runtime === "deno"
+        ? [Deno.execPath(), "run", "-A", "--no-config", script]
+        : [join(root, "node_modules", ".bin", "node"), script];
+      const start = performance.now();
+      const out = await new Deno.Command(argv[0], {
+        args: argv.slice(1),
+        stdout: "piped",
+        stderr: "piped",
+        env: { RUST_BACKTRACE: "0", NO_COLOR: "1" },
+      }).output();
+      const elapsed = performance.now() - start;
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 0, stderr);
+      const fired = JSON.parse(new TextDecoder().decode(out.stdout)) as [string, number][];
+      assert.deepEqual(fired.map(([name]) => name), ["bad delay", "kept"]);
+      const kept = fired[1][1];
+      assert.ok(kept >= 59, `fired after ${kept} ms, before its 60 ms`);
+      // The 60 s timer was canceled: the process ends once the kept one has fired.
+      assert.ok(elapsed < 20_000, `the process took ${Math.round(elapsed)} ms to exit`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

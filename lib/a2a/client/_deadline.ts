@@ -1,3 +1,5 @@
+import { startTimer } from "../../core/host.ts";
+
 /** A per-request time limit joined with the caller's signal. */
 export interface Deadline {
   /** Aborts when the time runs out or the caller aborts. */
@@ -18,22 +20,22 @@ export interface Deadline {
 export function startDeadline(ms: number, outer: AbortSignal | undefined): Deadline {
   const controller = new AbortController();
   let expired = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   else outer?.addEventListener("abort", onAbort, { once: true });
   if (!controller.signal.aborted) {
-    timer = setTimeout(() => {
+    cancel = startTimer(ms, () => {
       expired = true;
       controller.abort(new DOMException("The request timed out", "TimeoutError"));
-    }, ms);
+    });
   }
   return {
     signal: controller.signal,
     timedOut: () => expired,
-    stop: () => clearTimeout(timer),
+    stop: () => cancel(),
     clear: () => {
-      clearTimeout(timer);
+      cancel();
       outer?.removeEventListener("abort", onAbort);
     },
   };
