@@ -5,8 +5,9 @@
  * as observal's hot paths do, so none of the runtime's Node layer). With an agent's card
  * URL it also starts a second such process that fetches the card, the way `delegate run`
  * starts its worker, and waits for it: the floor of a delegation made by two processes.
+ * With `child` after the URL it fetches the card itself: the floor of one such process.
  *
- *   deno run -A bench/_floor.ts [CARD_URL]
+ *   deno run -A bench/_floor.ts [CARD_URL [child]]
  */
 import { DatabaseSync } from "node:sqlite";
 import { z } from "zod";

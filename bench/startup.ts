@@ -482,6 +482,8 @@ try {
       FLOOR,
       agent.cardUrl,
     ]),
+    // The same work in one process: the floor of a delegation the caller would run itself.
+    time("floor: store reader → agent", [DENO, "run", "-A", FLOOR, agent.cardUrl, "child"]),
     async () => {
       const start = performance.now();
       await sdk.sendMessage(SendMessageRequest.fromJSON({
@@ -593,6 +595,7 @@ try {
   row("floor: deno → deno → agent", base, "deno eval");
   row("floor: store reader", base, "deno eval");
   row("floor: store reader → store reader → agent", base, "deno eval");
+  row("floor: store reader → agent", base, "deno eval");
   const sdkMs = get("bare SDK round trip");
   /** A delegation's row: beside the runtime's empty start plus the bare SDK round trip. */
   const runRow = (name: string, against: number, baseline: string) => {
