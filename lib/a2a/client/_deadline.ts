@@ -13,9 +13,9 @@ export interface Deadline {
 }
 
 /**
- * Starts a deadline of `ms` milliseconds. A timer is used rather than
- * `AbortSignal.timeout` so it can be stopped and is always cleared, leaving nothing
- * pending after the request.
+ * Starts a deadline of `ms` milliseconds. The request gets its own signal, aborted by a
+ * {@linkcode startTimer} timer rather than by an `AbortSignal.timeout` of its own, so the
+ * limit can be stopped and is always cleared, leaving nothing pending after the request.
  */
 export function startDeadline(ms: number, outer: AbortSignal | undefined): Deadline {
   const controller = new AbortController();
