@@ -257,10 +257,29 @@ async function workersGone(home: string): Promise<void> {
   for (const id of readdirSync(root).filter((n) => /^[0-9a-f-]{36}$/.test(n))) {
     const pid = readPid(join(root, id));
     while (pid !== undefined && workerAlive(pid, id)) {
-      if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
+      if (Date.now() > deadline) {
+        throw new Error(`worker ${pid} for ${id} did not exit\n${lingering(join(root, id), pid)}`);
+      }
       await new Promise((res) => setTimeout(res, 20));
     }
   }
+}
+
+/** What a worker that outlived its test was doing: its log, its state and where it waits. */
+function lingering(dir: string, pid: number): string {
+  const read = (path: string) => {
+    try {
+      return Deno.readTextFileSync(path).trim();
+    } catch (err) {
+      return `(${err instanceof Error ? err.message : err})`;
+    }
+  };
+  return [
+    `task state file: ${read(join(dir, "state"))}`,
+    `/proc/${pid}/stat: ${read(`/proc/${pid}/stat`)}`,
+    `/proc/${pid}/wchan: ${read(`/proc/${pid}/wchan`)}`,
+    `worker.log:\n${read(join(dir, "worker.log"))}`,
+  ].join("\n");
 }
 
 /** `observal ...` as its own process; `kill` sends it a signal. */
