@@ -189,9 +189,8 @@ export function startTimer(ms: number, fn: () => void): () => void {
     return () => clearTimeout(timer);
   }
   const signal = AbortSignal.timeout(delay);
-  const listener = () => fn();
-  signal.addEventListener("abort", listener, { once: true });
-  return () => signal.removeEventListener("abort", listener);
+  signal.addEventListener("abort", fn, { once: true });
+  return () => signal.removeEventListener("abort", fn);
 }
 
 /** Blocks the thread for `ms`: for callers that must answer synchronously. */
