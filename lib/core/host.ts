@@ -26,14 +26,27 @@ interface DenoHost {
   readTextFileSync(path: string): string;
   writeTextFileSync(path: string, text: string, options: { mode: number }): void;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
-  openSync(path: string): { readSync(into: Uint8Array): number | null; close(): void };
+  removeSync(path: string): void;
+  openSync(
+    path: string,
+    options?: { read?: boolean; write?: boolean; create?: boolean; mode?: number },
+  ): DenoFile;
   errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exit(code: number): never;
   pid: number;
   createHttpClient(options: { poolMaxIdlePerHost: number }): { close(): void };
-  addSignalListener(signal: "SIGINT", listener: () => void): void;
-  removeSignalListener(signal: "SIGINT", listener: () => void): void;
+  addSignalListener(signal: StopSignal, listener: () => void): void;
+  removeSignalListener(signal: StopSignal, listener: () => void): void;
 }
+
+interface DenoFile {
+  readSync(into: Uint8Array): number | null;
+  tryLockSync(exclusive: boolean): boolean;
+  close(): void;
+}
+
+/** The signals that ask a waiting command to stop: Ctrl-C, a closed terminal, a kill. */
+type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
 interface DenoStream {
   writeSync(bytes: Uint8Array): number;
@@ -240,14 +253,77 @@ export function nodeProcess(): NodeJS.Process {
   return globalThis.process;
 }
 
-/** Calls `listener` on Ctrl-C (SIGINT) until the function returned is called. */
+/**
+ * Calls `listener` when the process is asked to stop (Ctrl-C, its terminal closing, or
+ * SIGTERM) until the function returned is called; meanwhile those signals do not end it.
+ */
 export function onInterrupt(listener: () => void): () => void {
+  // Windows delivers only Ctrl-C (and Ctrl-Break) to a process.
+  const signals: StopSignal[] = hostPlatform() === "win32"
+    ? ["SIGINT"]
+    : ["SIGINT", "SIGTERM", "SIGHUP"];
   if (deno) {
-    deno.addSignalListener("SIGINT", listener);
-    return () => deno.removeSignalListener("SIGINT", listener);
+    for (const s of signals) deno.addSignalListener(s, listener);
+    return () => signals.forEach((s) => deno.removeSignalListener(s, listener));
   }
-  globalThis.process.on("SIGINT", listener);
-  return () => void globalThis.process.off("SIGINT", listener);
+  for (const s of signals) globalThis.process.on(s, listener);
+  return () => signals.forEach((s) => void globalThis.process.off(s, listener));
+}
+
+/** An exclusive lock on a file, held until released or until the process ends. */
+export interface FileLock {
+  release(): void;
+}
+
+/**
+ * Exclusive advisory file locks (flock), which the OS drops when their holder dies however
+ * it dies, so a held lock proves a live holder. Under Deno only: Node has no file locks,
+ * and there this is undefined.
+ */
+export interface FileLocks {
+  /**
+   * Locks `path`, creating the file; undefined when some other open file holds it. Its
+   * release removes the file.
+   */
+  take(path: string): FileLock | undefined;
+  /** Whether some open file holds a lock on `path` (false when there is no such file). */
+  held(path: string): boolean;
+}
+
+/** See {@linkcode FileLocks}. */
+export function fileLocks(): FileLocks | undefined {
+  if (!deno) return undefined;
+  return {
+    take(path) {
+      const file = deno.openSync(path, { read: true, write: true, create: true, mode: 0o600 });
+      if (file.tryLockSync(true)) {
+        return {
+          release() {
+            try {
+              deno.removeSync(path);
+            } catch { /* gone already: the lock goes all the same */ }
+            file.close();
+          },
+        };
+      }
+      file.close();
+      return undefined;
+    },
+    held(path) {
+      let file: DenoFile;
+      try {
+        file = deno.openSync(path, { read: true });
+      } catch (err) {
+        if ((err as { code?: string }).code === "ENOENT") return false;
+        throw err;
+      }
+      try {
+        return !file.tryLockSync(true);
+      } finally {
+        file.close(); // closing drops a lock taken just now
+      }
+    },
+  };
 }
 
 /** Whether something is at `path` (following links), as node:fs `existsSync` says. */

@@ -1,6 +1,6 @@
 /** lib/core/host.ts: the process's streams, as a command writes them under Deno, and its timers. */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -111,3 +111,46 @@ for (const runtime of ["deno", "node"] as const) {
     }
   });
 }
+
+Deno.test("fileLocks(): a lock is held until released or until its holder dies, even by kill -9", async () => {
+  const { fileLocks } = await import(HOST);
+  const locks = fileLocks()!;
+  const dir = mkdtempSync(join(tmpdir(), "observal-lock-"));
+  try {
+    const path = join(dir, "runner.lock");
+    assert.equal(locks.held(path), false, "no file, no lock");
+    const lock = locks.take(path);
+    assert.ok(lock, "taken");
+    // flock locks belong to the open file: another open here, in this process, sees it.
+    assert.equal(locks.held(path), true);
+    assert.equal(locks.take(path), undefined, "not taken twice");
+    lock.release();
+    assert.equal(locks.held(path), false);
+    assert.equal(existsSync(path), false, "its release removes the file");
+
+    // Another process takes it and is killed: the OS drops its lock with it.
+    const holder = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `const { fileLocks } = await import(${JSON.stringify(HOST)});\n` +
+        `fileLocks().take(${JSON.stringify(path)}); console.log("held");\n` +
+        `await new Promise(() => setInterval(() => {}, 1000));`,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = holder.stdout.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /held/);
+    assert.equal(locks.held(path), true, "held by the other process");
+    assert.equal(locks.take(path), undefined);
+    holder.kill("SIGKILL");
+    await holder.status;
+    reader.releaseLock();
+    await holder.stdout.cancel();
+    assert.equal(existsSync(path), true, "a killed holder leaves its file");
+    assert.equal(locks.held(path), false, "but not its lock");
+    locks.take(path)!.release();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
