@@ -42,8 +42,13 @@ export interface AnsweredStatus {
 /** Options for {@linkcode followRemoteTask}. */
 export interface FollowOptions {
   client: RemoteClient;
-  /** What to send: the brief, or the reply with the remote ids. */
-  input: RemoteMessageInput;
+  /**
+   * What to send: the brief, or the reply with the remote ids. Left out when another
+   * process sent it and this one takes over: then `follow` is the remote task to follow.
+   */
+  input?: RemoteMessageInput;
+  /** The remote task to follow, by polling, without sending anything. */
+  follow?: string;
   /** How long the whole turn may take, streams included. */
   timeoutMs: number;
   clock: Clock;
@@ -126,9 +131,12 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
 
   try {
     let streamError: unknown;
-    if (client.streaming) {
+    if (options.input === undefined) {
+      if (options.follow === undefined) throw noTask();
+    } else if (client.streaming) {
       streamError = await followStream(
         options,
+        options.input,
         timing.streamCheckMs,
         stop.signal,
         see,
@@ -141,7 +149,7 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
     // answer to the send arrives, and a pause would only be added to the caller's wait.
     let pause = 0;
     while (!done(current)) {
-      const taskId = current?.taskId;
+      const taskId = current?.taskId ?? options.follow;
       if (!taskId) throw streamError ?? noTask();
       if (pause > 0) await clock.sleep(pause, stop.signal);
       pause = pause === 0 ? timing.firstPollMs : Math.min(pause * 2, timing.maxPollMs);
@@ -164,6 +172,7 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
  */
 async function followStream(
   options: FollowOptions,
+  input: RemoteMessageInput,
   checkMs: number,
   stopped: AbortSignal,
   see: (snapshot: RemoteSnapshot) => RemoteSnapshot,
@@ -173,7 +182,7 @@ async function followStream(
   const streamStop = new AbortController();
   const onStop = () => streamStop.abort(stopped.reason);
   stopped.addEventListener("abort", onStop, { once: true });
-  const events = client.stream(options.input, streamStop.signal);
+  const events = client.stream(input, streamStop.signal);
   let next = events.next();
   try {
     for (;;) {

@@ -140,6 +140,25 @@ Deno.test("followRemoteTask() checks a task the send left unfinished at once, no
   });
 });
 
+Deno.test("followRemoteTask() with `follow` and no input sends nothing and follows that task", async () => {
+  await withHostile("flaky-polling", { failures: 0 }, async (agent, client) => {
+    const sent = await client.send({ text: "Do the thing" });
+    assert.ok(sent.taskId);
+    const last = await followRemoteTask({
+      client,
+      follow: sent.taskId,
+      timeoutMs: 10_000,
+      clock: systemClock,
+      onSnapshot: () => {},
+      timing: { firstPollMs: 10, maxPollMs: 50 },
+    });
+    assert.equal(last.state, "TASK_STATE_COMPLETED");
+    assert.equal(last.taskId, sent.taskId);
+    // The one SendMessage is the one above: taking over never sends again.
+    assert.deepEqual(agent.rpcMethods(), ["SendMessage", "GetTask"]);
+  });
+});
+
 Deno.test("followRemoteTask() gives up on transient failures after retryForMs", async () => {
   await withHostile("flaky-polling", { failures: 1000 }, async (agent, client) => {
     await assert.rejects(
