@@ -1,8 +1,10 @@
 /**
- * Runs a remote A2A task inside the worker: check approval again, pass the endpoint
+ * Runs a remote A2A task inside its worker: check approval again, pass the endpoint
  * through the SSRF gate, send the brief (or the reply) to the pinned endpoint, then follow
  * the task over a stream when the card offers one, else by polling, until it is final or
- * its deadline passes. Input-required ends the worker; `reply` starts a new one.
+ * its deadline passes. Input-required ends the worker; `reply` starts a new one. A caller
+ * that runs the task itself while it waits hands it over when it stops waiting: the
+ * worker it starts then follows the remote task without sending anything.
  * @module
  */
 import {
@@ -23,7 +25,7 @@ import {
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
-import { nodeProcess, startTimer } from "../core/host.ts";
+import { nodeProcess, readText, startTimer } from "../core/host.ts";
 import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
 import {
   type EntryDocument,
@@ -51,7 +53,7 @@ const LOCAL_CANCEL_MS = 5000;
 const CALLER_CANCEL_MS = 10_000;
 /** The variable holding host=address pairs used instead of DNS for agent endpoints. */
 const RESOLVE_VARIABLE = "OBSERVAL_A2A_RESOLVE";
-/** A test-only variable: when set, the worker logs its peak resident memory at the end. */
+/** A test-only variable: when set, a run logs its process's peak resident memory at the end. */
 const PEAK_RSS_VARIABLE = "OBSERVAL_TEST_PEAK_RSS";
 
 /** What a remote run needs; the network seams default to the real ones. */
@@ -75,14 +77,30 @@ interface Endpoint extends PinnedEndpoint {
   allowPrivateHosts: string[];
 }
 
+/** Options for one {@linkcode runRemote}. */
+export interface RemoteRunOptions {
+  /**
+   * The target's entry, as the caller read it a moment ago while starting the task; else
+   * it is read from the registry.
+   */
+  entry?: EntryDocument;
+  /**
+   * Aborts when the caller running the task itself stops waiting. The run then returns
+   * the task still working, as soon as the remote task's id is saved (a send in flight is
+   * answered first, so the agent never gets the brief twice), for a worker to follow.
+   */
+  handover?: AbortSignal;
+}
+
 /** The pinned endpoint and card, if the entry is still approved and delegable. */
 async function approvedEndpoint(
   deps: RemoteRunDeps,
   task: Task,
+  read?: EntryDocument,
 ): Promise<Endpoint | { refused: string }> {
   let entry: EntryDocument;
   try {
-    entry = await deps.registry().entry(task.metadata.observal.target);
+    entry = read ?? await deps.registry().entry(task.metadata.observal.target);
   } catch (err) {
     if (err instanceof ObservalError && err.code === "NOT_FOUND") {
       return { refused: "it was removed from the registry" };
@@ -254,23 +272,58 @@ export async function cancelRemote(deps: RemoteRunDeps, task: Task): Promise<Tas
   return await cancelWith(deps, client, task);
 }
 
-/** The worker's run of one remote task. Always leaves the task final or settled. */
-export async function runRemote(deps: RemoteRunDeps, initial: Task): Promise<Task> {
+/**
+ * Asks the agent to stop a task nobody will follow any more (its worker could not be
+ * started), as far as it can be asked: a failure is only logged.
+ */
+export async function abandonRemote(deps: RemoteRunDeps, task: Task): Promise<void> {
+  const remoteId = task.metadata.observal.remoteTaskId;
+  if (!remoteId) return;
   try {
-    return await run(deps, initial);
-  } finally {
-    if (deps.ctx.env[PEAK_RSS_VARIABLE]) {
-      deps.ctx.io.stderr.write(`peak_rss_kb ${nodeProcess().resourceUsage().maxRSS}\n`);
-    }
+    const endpoint = await approvedEndpoint(deps, task);
+    if ("refused" in endpoint) return; // credentials never go to an agent that lost approval
+    await clientFor(deps, endpoint).cancel(remoteId, AbortSignal.timeout(LOCAL_CANCEL_MS));
+  } catch (err) {
+    deps.ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorText(err)}\n`);
   }
 }
 
-async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
+/**
+ * A worker's run of one remote task. Leaves the task final or settled, unless
+ * `options.handover` took it from this run first.
+ */
+export async function runRemote(
+  deps: RemoteRunDeps,
+  initial: Task,
+  options: RemoteRunOptions = {},
+): Promise<Task> {
+  try {
+    return await run(deps, initial, options);
+  } finally {
+    if (deps.ctx.env[PEAK_RSS_VARIABLE]) deps.ctx.io.stderr.write(`peak_rss_kb ${peakRssKb()}\n`);
+  }
+}
+
+/**
+ * This process's peak resident memory in KiB. On Linux from /proc (VmHWM), which counts
+ * from the process's own start: getrusage's maxrss carries a parent's peak over exec, so a
+ * command spawned by a large process would report that process's memory. Elsewhere, and
+ * where /proc may not be read (a fenced worker), getrusage.
+ */
+function peakRssKb(): number {
+  try {
+    const hwm = /^VmHWM:\s*(\d+) kB$/m.exec(readText("/proc/self/status"))?.[1];
+    if (hwm) return Number(hwm);
+  } catch { /* no /proc here, or not allowed */ }
+  return nodeProcess().resourceUsage().maxRSS;
+}
+
+async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions): Promise<Task> {
   const { store, ctx } = deps;
   const id = initial.id;
   // A reply is A2A parts (text, data); a store written by an older version may hold text.
   const reply: string | Part[] | undefined = store.takeReply(id);
-  const endpoint = await approvedEndpoint(deps, initial);
+  const endpoint = await approvedEndpoint(deps, initial, options.entry);
   if ("refused" in endpoint) {
     return settle(
       store,
@@ -286,6 +339,8 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
   if (store.cancelRequested(id)) return await cancelWith(deps, client, initial);
 
   const meta = initial.metadata.observal;
+  // Sent already, by the caller this worker takes over from: follow it, send nothing.
+  const takeOver = reply === undefined && meta.remoteTaskId !== undefined;
   const parts = reply === undefined
     ? initial.history?.[0]?.parts ?? [{ text: "" }]
     : typeof reply === "string"
@@ -298,7 +353,7 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
       ? meta.remoteStatusTimestamp
       : undefined,
   };
-  let task = store.update(id, (t) => ({
+  let task = takeOver ? initial : store.update(id, (t) => ({
     ...t,
     status: {
       state: "TASK_STATE_WORKING",
@@ -310,7 +365,9 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
       observal: { ...t.metadata.observal, remoteUrl: endpoint.iface.url },
     },
   })).task;
-  const limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
+  let limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
+  // Taken over: the turn began when the caller started it.
+  if (takeOver) limitMs -= ctx.clock.now().getTime() - Date.parse(meta.createdAt);
 
   const turn: Turn = {
     seen: 0,
@@ -325,7 +382,17 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
     savedAt = ctx.clock.now().getTime();
   };
   const canceled = new Error("Canceled by the caller");
+  const handedOver = new Error("Handed over to a worker");
   const stop = new AbortController();
+  // A handover waits for the remote task's id, so the worker can follow what was sent.
+  let handoverDue = false;
+  const sentId = () => pending?.taskId ?? task.metadata.observal.remoteTaskId;
+  const handOver = () => {
+    if (sentId() !== undefined) stop.abort(handedOver);
+    else handoverDue = true;
+  };
+  if (options.handover?.aborted) handOver();
+  else options.handover?.addEventListener("abort", handOver, { once: true });
   let unwatch = () => {};
   const watch = () => {
     unwatch = startTimer(CANCEL_CHECK_MS, () => {
@@ -337,7 +404,10 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
   try {
     await followRemoteTask({
       client,
-      input: { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId },
+      input: takeOver
+        ? undefined
+        : { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId },
+      follow: takeOver ? meta.remoteTaskId : undefined,
       timeoutMs: limitMs,
       clock: ctx.clock,
       signal: stop.signal,
@@ -349,6 +419,10 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
         pending = snap;
         const due = ctx.clock.now().getTime() - savedAt >= SAVE_EVERY_MS;
         if (stateChanged || isFinal(snap.state) || due) save();
+        if (handoverDue && sentId() !== undefined) {
+          save();
+          stop.abort(handedOver);
+        }
       },
       onRetry: (err, ms) =>
         ctx.io.stderr.write(`retrying in ${ms} ms after a transient failure: ${err.message}\n`),
@@ -357,6 +431,7 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
     return task;
   } catch (err) {
     save();
+    if (err === handedOver) return task;
     if (err === canceled) return await cancelWith(deps, client, store.require(id));
     const remoteId = store.require(id).metadata.observal.remoteTaskId;
     // Stopped for a reason of ours while the agent may still be at work: tell it to stop.
@@ -371,5 +446,6 @@ async function run(deps: RemoteRunDeps, initial: Task): Promise<Task> {
     });
   } finally {
     unwatch();
+    options.handover?.removeEventListener("abort", handOver);
   }
 }

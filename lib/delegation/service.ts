@@ -4,7 +4,14 @@
  * @module
  */
 import type * as NodeFs from "node:fs";
-import { hostPlatform, nodeFs } from "../core/host.ts";
+import {
+  type FileLock,
+  type FileLocks,
+  fileLocks,
+  hostPid,
+  hostPlatform,
+  nodeFs,
+} from "../core/host.ts";
 import { dirname, join, resolve } from "../core/paths.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
@@ -37,10 +44,12 @@ import {
   type LaunchWorker,
   prepareWorkerLog,
   readPid,
+  runnerLock,
   workerAlive,
   workerLog,
   writePid,
 } from "./worker_process.ts";
+import { failedUnexpectedly } from "./worker.ts";
 
 /** How long a task may wait for its worker to write its pid. */
 export const WORKER_START_MS = 60_000;
@@ -135,6 +144,14 @@ export interface StartOptions {
    * stops the start instead, by throwing the signal's reason.
    */
   signal?: AbortSignal;
+  /**
+   * Let this process run a remote task itself while it waits, handing it to a worker only
+   * if it stops waiting first: a quick task then costs one process instead of two. Taken
+   * only where a file lock can prove this process alive to others (under Deno), and not
+   * for agents that stream (a handover would close the stream, and some agents stop when
+   * it closes). @default false
+   */
+  runHere?: boolean;
 }
 
 /** Options for {@linkcode DelegationService.wait}. */
@@ -159,6 +176,8 @@ export class DelegationService {
   readonly #d: DelegationDeps;
   /** Workers this service started, in case the store could not record them. */
   readonly #launched = new Map<string, number>();
+  /** Tasks this process runs itself, holding their runner locks. */
+  readonly #runningHere = new Set<string>();
 
   constructor(deps: DelegationDeps) {
     this.#d = deps;
@@ -266,6 +285,8 @@ export class DelegationService {
     this.sweep();
 
     let kindMeta: Record<string, unknown>;
+    // Set when this process may run the remote task itself (`options.runHere`).
+    let here: FileLocks | undefined;
     // What the worker may touch, once its task folder is known.
     let perms: (fence: WorkerFence) => SelfPermissions;
     if (isA2a) {
@@ -285,6 +306,11 @@ export class DelegationService {
         );
       }
       kindMeta = { kind: "a2a", remoteUrl: iface.url };
+      if (options.runHere && (options.waitSeconds ?? 0) > 0) {
+        here = pinnedEndpoint(entry)?.card.capabilities?.streaming === true
+          ? undefined
+          : fileLocks();
+      }
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
       const net = this.#net(iface.url);
       perms = (fence) => remotePermissions(ctx, net, fence);
@@ -346,7 +372,14 @@ export class DelegationService {
       artifacts: [],
       metadata: { observal: meta as Task["metadata"]["observal"] },
     };
-    this.#create(task);
+    const lock = this.#create(task, here);
+    const waiting = { since, onTick: options.onTick, signal: options.signal };
+    if (lock) {
+      return await this.#runHere(task, { entry, lock, perms, caller }, {
+        ...waiting,
+        seconds: options.waitSeconds ?? 0,
+      });
+    }
     try {
       this.#launch(task, perms);
     } finally {
@@ -355,21 +388,80 @@ export class DelegationService {
       await this.#recordStart(task, caller);
     }
     try {
-      return await this.wait(id, options.waitSeconds ?? 0, {
-        since,
-        onTick: options.onTick,
-        signal: options.signal,
-      });
+      return await this.wait(id, options.waitSeconds ?? 0, waiting);
     } catch (err) {
-      // The task exists now: whoever reads this must learn its id to follow it later.
-      if (!(err instanceof ObservalError) || err.code !== "UNAVAILABLE") throw err;
-      throw new ObservalError(err.code, `${err.message} (task ${id} was started)`, {
-        cause: err,
-        resource: err.resource,
-        remediation: `${err.remediation ?? "Try again later"}; then ` +
-          `\`observal delegate status ${id}\` shows how the task ended`,
-      });
+      throw startedAnyway(err, id);
     }
+  }
+
+  /**
+   * Runs a remote task in this process while the caller waits, holding the task folder's
+   * runner lock so that other processes see a live runner; its log is the worker's. When
+   * the wait ends first (its time is up, Ctrl-C, the terminal closes), the run hands the
+   * task over: once the remote task's id is saved, a worker is started that follows it
+   * without sending anything again.
+   */
+  async #runHere(
+    task: Task,
+    here: {
+      entry: EntryDocument;
+      lock: FileLock;
+      perms: (fence: WorkerFence) => SelfPermissions;
+      caller: Caller;
+    },
+    options: WaitOptions & { seconds: number },
+  ): Promise<Task> {
+    const { store, ctx } = this.#d;
+    const dir = store.taskDir(task.id);
+    const log = workerLog(dir);
+    const deps = {
+      ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
+      store,
+      registry: this.#d.registry,
+    };
+    const handover = new AbortController();
+    this.#runningHere.add(task.id);
+    try {
+      store.setWorkerPid(task.id, hostPid());
+      writePid(dir, hostPid());
+    } catch { /* the runner lock proves this process alive all the same */ }
+    const running = import("./remote_run.ts")
+      .then(({ runRemote }) =>
+        runRemote(deps, task, { entry: here.entry, handover: handover.signal })
+      )
+      .catch((err) => failedUnexpectedly(deps, task.id, err));
+    let failure: { err: unknown } | undefined;
+    try {
+      await this.#recordStart(task, here.caller);
+      await this.#wait(task.id, options.seconds, options, running);
+    } catch (err) {
+      failure = { err: startedAnyway(err, task.id) };
+    }
+    handover.abort();
+    try {
+      // Settled, or handed over once the remote task's id is saved.
+      const ran = await running;
+      // The log ends as a worker's would: with how the task ended here.
+      deps.ctx.io.stderr.write(
+        `task ${task.id} ${
+          isFinal(ran.status.state) ? stateWords(ran.status.state) : "handed over to a worker"
+        }\n`,
+      );
+      if (!isFinal(ran.status.state)) {
+        try {
+          this.#launch(ran, here.perms);
+        } catch (err) {
+          // No worker follows the remote task now: ask the agent to drop it.
+          await (await import("./remote_run.ts")).abandonRemote(deps, ran);
+          throw err;
+        }
+      }
+    } finally {
+      this.#runningHere.delete(task.id);
+      here.lock.release();
+    }
+    if (failure) throw failure.err;
+    return this.get(task.id);
   }
 
   /** Appends the start to the capability lock. Telemetry never blocks a delegation. */
@@ -399,14 +491,18 @@ export class DelegationService {
   /**
    * Makes the task's folder and its worker log, then stores the task. The files come
    * first: when the disk is full the command fails before a task exists, rather than
-   * leaving one that no worker will ever run.
+   * leaving one that no worker will ever run. With `locks`, the task folder's runner lock
+   * is taken before the task is stored, so no other process ever sees the task without a
+   * live runner; undefined is returned when it cannot be taken (a worker runs the task).
    */
-  #create(task: Task): void {
+  #create(task: Task, locks?: FileLocks): FileLock | undefined {
     const { store } = this.#d;
     const dir = store.taskDir(task.id);
+    let lock: FileLock | undefined;
     try {
       store.taskDir(task.id, { create: true });
       prepareWorkerLog(dir);
+      lock = locks?.take(runnerLock(dir));
     } catch (cause) {
       nodeFs().rmSync(dir, { recursive: true, force: true });
       throw new ObservalError(
@@ -418,9 +514,11 @@ export class DelegationService {
     try {
       store.insert(task);
     } catch (err) {
+      lock?.release();
       nodeFs().rmSync(dir, { recursive: true, force: true });
       throw err;
     }
+    return lock;
   }
 
   /**
@@ -559,9 +657,12 @@ export class DelegationService {
    */
   workerGone(task: Task): string | undefined {
     if (isFinal(task.status.state)) return undefined;
+    if (this.#runningHere.has(task.id)) return undefined;
     const pid = this.#workerPid(task.id);
     if (pid !== undefined) {
-      return workerAlive(pid, task.id) ? undefined : "The delegation worker stopped unexpectedly.";
+      return workerAlive(pid, task.id, this.#d.store.taskDir(task.id))
+        ? undefined
+        : "The delegation worker stopped unexpectedly.";
     }
     const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
     const grace = this.#d.workerStartMs ?? WORKER_START_MS;
@@ -583,7 +684,17 @@ export class DelegationService {
    * Follows a task until it is final, the wait ends or `options.signal` aborts; returns it
    * either way.
    */
-  async wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
+  wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
+    return this.#wait(id, seconds, options);
+  }
+
+  /** {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles. */
+  async #wait(
+    id: string,
+    seconds: number,
+    options: WaitOptions,
+    running?: Promise<unknown>,
+  ): Promise<Task> {
     const { clock } = this.#d.ctx;
     id = this.#d.store.resolveId(id);
     const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
@@ -599,16 +710,18 @@ export class DelegationService {
         if (isFinal(task.status.state)) return task;
         const left = deadline - clock.now().getTime();
         if (left <= 0 || signal?.aborted) return task;
-        // Wake as soon as the worker marks a change; the poll is only a fallback.
-        wake ??= watchTask(this.#d.store.taskDir(id));
+        // Wake as soon as the worker marks a change; the poll is only a fallback. A run
+        // here wakes the wait itself when it ends, and a cancel from elsewhere ends it.
+        if (!running) wake ??= watchTask(this.#d.store.taskDir(id));
         // Whatever wakes the wait, the poll's timer goes with it: a pending timer would
         // keep the process alive after the result is printed.
         const nap = new AbortController();
         try {
           await Promise.race([
             clock.sleep(Math.min(WAIT_POLL_MS, left), nap.signal).catch(() => {}),
-            wake.changed(),
+            ...(wake ? [wake.changed()] : []),
             ...(interrupted ? [interrupted.promise] : []),
+            ...(running ? [running] : []),
           ]);
         } finally {
           nap.abort();
@@ -727,7 +840,7 @@ export class DelegationService {
       await (await import("./remote_run.ts")).cancelRemote(deps, task);
     if (isInterrupted(state)) return await cancelRemote(claimed);
     const pid = this.#workerPid(id);
-    if (pid !== undefined && !workerAlive(pid, id)) {
+    if (pid !== undefined && !workerAlive(pid, id, store.taskDir(id))) {
       // Nobody else will act on the request. A remote agent may still be working on it.
       return claimed.metadata.observal.remoteTaskId
         ? await cancelRemote(claimed)
@@ -799,6 +912,27 @@ function aborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void
   return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
 }
 
+/**
+ * A wait that failed for want of a resource, after the task was started: whoever reads
+ * this must learn its id to follow it later. Other errors are returned as they are.
+ */
+function startedAnyway(err: unknown, id: string): unknown {
+  if (!(err instanceof ObservalError) || err.code !== "UNAVAILABLE") return err;
+  return new ObservalError(err.code, `${err.message} (task ${id} was started)`, {
+    cause: err,
+    resource: err.resource,
+    remediation: `${err.remediation ?? "Try again later"}; then ` +
+      `\`observal delegate status ${id}\` shows how the task ended`,
+  });
+}
+
+/** Appends to a task's log; a log that cannot be written loses the line, not the task. */
+function appendLog(path: string, text: string): void {
+  try {
+    nodeFs().appendFileSync(path, text, { mode: 0o600 });
+  } catch { /* nowhere else to say it */ }
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -813,15 +947,19 @@ interface TaskWatch {
 }
 
 /**
- * Resolves `changed()` when the task's folder changes (workers rewrite its `state` file on
- * every update). Never the store's own folder: watching it from a process that has the
+ * Resolves `changed()` when the task's `state` file changes (workers rewrite it on every
+ * update). Never the store's own folder: watching it from a process that has the
  * database open loses SQLite's locks, and another process may then delete the live WAL.
  */
 function watchTask(dir: string): TaskWatch {
   let notify: (() => void) | undefined;
   let watcher: ReturnType<typeof NodeFs.watch> | undefined;
   try {
-    watcher = nodeFs().watch(dir, () => notify?.());
+    // Only the state file: other files change too, some because a waiter looks at them
+    // (a liveness check opens the runner lock), which would wake the waiter again.
+    watcher = nodeFs().watch(dir, (_event, name) => {
+      if (name === null || String(name) === "state") notify?.();
+    });
     watcher.on("error", () => {/* fall back to polling */});
   } catch { /* no file watching here: polling alone */ }
   return {

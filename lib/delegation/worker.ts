@@ -65,13 +65,7 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
       ? await loaded.runLocal(deps, task)
       : await loaded.runRemote(deps, task);
   } catch (err) {
-    const message = err instanceof ObservalError
-      ? [err.message, err.remediation].filter(Boolean).join(". ")
-      : "The delegation worker failed unexpectedly";
-    ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
-    result = settle(store, taskId, "TASK_STATE_FAILED", message, ctx, {
-      log: workerLog(store.taskDir(taskId)),
-    });
+    result = failedUnexpectedly(deps, taskId, err);
   }
   // The cancel flag is left as it is: on a settled task it means nothing, and on a task
   // that now waits for input it is a cancel's claim that must keep replies out. Clearing
@@ -79,4 +73,16 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
   // cancel made while this process was still ending).
   ctx.io.stderr.write(`task ${taskId} ${stateWords(result.status.state)}\n`);
   return 0;
+}
+
+/** Settles a task whose run threw (a runner always settles what it expects), logging why. */
+export function failedUnexpectedly(deps: WorkerDeps, taskId: string, err: unknown): Task {
+  const { store, ctx } = deps;
+  const message = err instanceof ObservalError
+    ? [err.message, err.remediation].filter(Boolean).join(". ")
+    : "The delegation worker failed unexpectedly";
+  ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
+  return settle(store, taskId, "TASK_STATE_FAILED", message, ctx, {
+    log: workerLog(store.taskDir(taskId)),
+  });
 }

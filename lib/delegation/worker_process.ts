@@ -1,11 +1,13 @@
 /**
- * Detached worker processes: every delegation runs in one, so the task outlives the CLI
- * or MCP call that started it. The worker's pid is recorded in the task's row (the store
- * is the source of truth) and in the `worker.pid` side file, so any later call can tell a
- * live worker from a dead one.
+ * Detached worker processes: a delegation runs in one, so the task outlives the CLI or MCP
+ * call that started it. The worker's pid is recorded in the task's row (the store is the
+ * source of truth) and in the `worker.pid` side file, so any later call can tell a live
+ * worker from a dead one. A `delegate run` that waits may run a remote task itself until
+ * it stops waiting; it is then the task's worker, and holds the task folder's runner lock
+ * to prove it.
  * @module
  */
-import { nodeChildProcess, nodeFs, writeText } from "../core/host.ts";
+import { fileLocks, nodeChildProcess, nodeFs, writeText } from "../core/host.ts";
 import { join } from "../core/paths.ts";
 import { pidExists, processCommandLine } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
@@ -57,16 +59,26 @@ export function clearPid(taskDir: string): void {
   nodeFs().rmSync(pidFile(taskDir), { force: true });
 }
 
+/** The lock a caller that runs its task itself holds in the task folder while it does. */
+export function runnerLock(taskDir: string): string {
+  return join(taskDir, "runner.lock");
+}
+
 /**
  * Is this pid a live worker for this task? The pid must exist and, where the OS shows
- * command lines, its command line must name the task, so a recycled pid never passes.
+ * command lines, its command line must name the task, so a recycled pid never passes. A
+ * caller running the task itself does not name it: it passes while the task folder's
+ * runner lock is held (a lock dies with its holder, however it dies).
  */
-export function workerAlive(pid: number, taskId: string): boolean {
+export function workerAlive(pid: number, taskId: string, taskDir: string): boolean {
   if (!pidExists(pid)) return false;
   // A process we may not inspect (another user's, or a permission-fenced caller) is taken
   // as alive: settling a live task as dead would also reap its child.
   const command = processCommandLine(pid);
-  return command === undefined || command.includes(taskId);
+  if (command === undefined || command.includes(taskId)) return true;
+  const locks = fileLocks();
+  // Where locks cannot be tested (under Node) a runner that left its lock is taken as alive.
+  return locks ? locks.held(runnerLock(taskDir)) : nodeFs().existsSync(runnerLock(taskDir));
 }
 
 /** The real launcher: re-executes observal detached, logging to worker.log. */

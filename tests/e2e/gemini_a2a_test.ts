@@ -311,7 +311,7 @@ Deno.test("delegate against the Gemini CLI A2A server: run, reply, cancel, and a
     const orphans: string[] = [];
     for (const id of ids) {
       const pid = readPid(join(tasksDir, id));
-      while (pid !== undefined && workerAlive(pid, id)) {
+      while (pid !== undefined && workerAlive(pid, id, join(tasksDir, id))) {
         if (Date.now() > deadline) {
           orphans.push(`${id} (pid ${pid})`);
           try {

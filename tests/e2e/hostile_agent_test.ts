@@ -1,8 +1,9 @@
 /**
  * `observal delegate` against a hostile A2A agent (tests/support/hostile_agent.ts), through
  * the real CLI and real detached workers. For every misbehaviour the task settles with a
- * clear message within its bound, the worker exits, and the worker's peak resident memory
- * (which it logs at the end when OBSERVAL_TEST_PEAK_RSS is set) stays under 200 MB.
+ * clear message within its bound, the process that ran it (`run` itself, or a worker)
+ * exits, and its peak resident memory (logged at the end when OBSERVAL_TEST_PEAK_RSS is
+ * set) stays under 200 MB.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,6 +13,7 @@ import { partsText, type Task } from "../../lib/a2a/mod.ts";
 import type { Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { cli } from "../support/cli.ts";
+import { spawnCli } from "../support/process.ts";
 import {
   CHATTY_TEXTS,
   CHATTY_TOOL_CALL,
@@ -99,8 +101,8 @@ interface Outcome {
 }
 
 /**
- * Runs `delegate run --json` (or `command`), then waits for the worker to exit and reads
- * its peak memory.
+ * Runs `delegate run --json` (or `command`), then waits for the process that ran the task
+ * (the command itself, or its worker) to exit and reads its peak memory.
  */
 async function delegate(
   setup: Setup,
@@ -109,7 +111,12 @@ async function delegate(
   command = ["delegate", "run", setup.identifier, "Do the job"],
 ): Promise<Outcome> {
   const started = Date.now();
-  const r = await observal(setup, [...command, "--wait", "120", "--json", ...args], extra);
+  // Its own process: `run` may run the task itself, and its memory is what is measured.
+  const r = await spawnCli(
+    { ...setup.env, ...extra },
+    setup.home,
+    [...command, "--wait", "120", "--json", ...args],
+  ).done;
   const elapsedMs = Date.now() - started;
   const task = JSON.parse(r.stdout) as Task;
   assert.ok(task.id, r.stderr);
@@ -117,7 +124,7 @@ async function delegate(
   const pid = readPid(dir);
   assert.ok(pid, "the worker recorded its pid");
   const deadline = Date.now() + 15_000;
-  while (workerAlive(pid, task.id)) {
+  while (workerAlive(pid, task.id, dir)) {
     assert.ok(Date.now() < deadline, `worker ${pid} did not exit`);
     await new Promise((res) => setTimeout(res, 20));
   }

@@ -136,7 +136,7 @@ export async function playground(
       const deadline = Date.now() + 15_000;
       for (const id of workerTaskIds(home)) {
         const pid = readPid(join(home, "delegations", id));
-        while (pid !== undefined && workerAlive(pid, id)) {
+        while (pid !== undefined && workerAlive(pid, id, join(home, "delegations", id))) {
           if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
           await new Promise((res) => setTimeout(res, 20));
         }

@@ -150,7 +150,7 @@ export async function localPlayground(
       const tasks = join(home, "delegations");
       for (const id of existsSync(tasks) ? readdirSync(tasks) : []) {
         const pid = readPid(join(tasks, id));
-        while (pid !== undefined && workerAlive(pid, id)) {
+        while (pid !== undefined && workerAlive(pid, id, join(tasks, id))) {
           if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
           await new Promise((res) => setTimeout(res, 20));
         }

@@ -83,3 +83,23 @@ export function spawnObserval(args: string[], env: Record<string, string>): Spaw
     },
   };
 }
+
+/** `observal ...` as its own process; `kill` sends it a signal. */
+export function spawnCli(env: Record<string, string | undefined>, cwd: string, args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: env as Record<string, string>,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const dec = new TextDecoder();
+  const done = child.output().then((o) => ({
+    code: o.code,
+    signal: o.signal,
+    stdout: dec.decode(o.stdout),
+    stderr: dec.decode(o.stderr),
+  }));
+  return { pid: child.pid, kill: (sig: Deno.Signal) => child.kill(sig), done };
+}
