@@ -170,4 +170,10 @@ export const MIGRATIONS: readonly string[] = [
   -- Lists of one kind (registry agent list, registry a2a list) read in name order and stop.
   CREATE INDEX entries_listing ON entries(source_kind, display_name, identifier);
   `,
+  `
+  -- A word's rows by entry, for the combined walk's question: does this entry hold that
+  -- other query word? One word's rows lie together here, so a walk's lookups read a few
+  -- pages; by entry first (search_terms_entry) they land all over the index.
+  CREATE INDEX search_terms_word_entry ON search_terms(term, entry);
+  `,
 ];

@@ -359,7 +359,7 @@ function candidates(
     params.scan = COMBINED_SCAN;
     const weights = others.map((other, i) => {
       params[`o${i}`] = other;
-      return `coalesce((SELECT q.rank FROM search_terms q INDEXED BY search_terms_entry
+      return `coalesce((SELECT q.rank FROM search_terms q INDEXED BY search_terms_word_entry
                         WHERE q.entry = w.entry AND q.term = :o${i}), 0) / ${SHARED_BITS}`;
     });
     // The LIMIT keeps SQLite from dropping the inner ORDER BY when it flattens the query.
@@ -568,13 +568,14 @@ function ensureSearchIndex(db: DatabaseSync): void {
   if (current()) return;
   transaction(db, () => {
     if (current()) return;
-    // Rows are written sorted, in term order, and the by-entry index is built afterwards
-    // from the migration's own definition: about three times faster than keeping it.
-    const byEntry = db.prepare(
-      "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = 'search_terms_entry'",
-    ).get() as { sql: string };
+    // Rows are written sorted, in term order, and the other indexes are built afterwards
+    // from the migrations' own definitions: about three times faster than keeping them.
+    const indexes = db.prepare(
+      `SELECT name, sql FROM sqlite_schema
+       WHERE type = 'index' AND tbl_name = 'search_terms' AND sql IS NOT NULL`,
+    ).all() as Array<{ name: string; sql: string }>;
     db.exec(`
-      DROP INDEX search_terms_entry;
+      ${indexes.map((i) => `DROP INDEX ${i.name};`).join("\n")}
       DELETE FROM search_terms;
       DELETE FROM search_vocab;
       INSERT INTO search_terms(term, rank, entry)
@@ -582,7 +583,7 @@ function ensureSearchIndex(db: DatabaseSync): void {
         FROM entries e, json_each(obs_search_terms(e.display_name, e.search_queries,
           e.search_capabilities, e.description, e.lifecycle, e.recommended)) t
         ORDER BY 1, 2, 3;
-      ${byEntry.sql};
+      ${indexes.map((i) => `${i.sql};`).join("\n")}
       INSERT INTO search_vocab(term, entries) SELECT term, count(*) FROM search_terms GROUP BY term;
     `);
     db.prepare("INSERT OR REPLACE INTO search_meta(key, value) VALUES ('terms', ?)").run(

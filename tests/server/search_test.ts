@@ -503,7 +503,7 @@ Deno.test("searchEntries() reads bounded runs of the index when thousands of ent
           if (w.sql.includes("weight")) {
             // Weighing by the other words: one lookup per word, a sort of the bounded window.
             assert.equal(w.params.scan, COMBINED_SCAN, label);
-            assert.match(w.plan, /SEARCH q USING COVERING INDEX search_terms_entry/, label);
+            assert.match(w.plan, /SEARCH q USING COVERING INDEX search_terms_word_entry/, label);
           } else {
             assert.equal(w.params.scan, SCAN_LIMIT, label);
             assert.doesNotMatch(w.plan, /TEMP B-TREE/, label);
