@@ -45,6 +45,12 @@ const EXEC_WINDOW_PAUSES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /** A kernel thread's flag in /proc/PID/stat (field 9); such a process has no command line. */
 const PF_KTHREAD = 0x00200000;
+/**
+ * The flag (field 9) of a process that is exiting: its memory, command line included, may
+ * already be gone while it flushes and closes what it had open, which under load can take
+ * seconds before it becomes a zombie.
+ */
+const PF_EXITING = 0x00000004;
 
 /**
  * Whether a process with this pid is running (a signal-0 probe; no permission counts as
@@ -227,8 +233,8 @@ export function processCommandLine(
 }
 
 /**
- * An empty command line is final only for a kernel thread. Any other process shows one
- * only while inside execve, so it is read again until it is there; if it never comes,
+ * An empty command line is final only for a kernel thread or a process that is exiting.
+ * Any other process shows one only while inside execve, so it is read again until it is there; if it never comes,
  * nothing can be concluded (a live worker must not be taken for a dead one).
  */
 function linuxCommandLine(pid: number, options: CommandLineOptions): string | undefined {
@@ -241,8 +247,9 @@ function linuxCommandLine(pid: number, options: CommandLineOptions): string | un
     const stat = read(`/proc/${pid}/stat`);
     if (stat === undefined) return undefined; // Reaped meanwhile, or unreadable.
     const [state, , , , , , flags] = statFields(stat);
-    // A zombie has exited; a kernel thread never had arguments.
-    if (state === "Z" || Number(flags) & PF_KTHREAD) return "";
+    // A zombie has exited, an exiting process runs nothing of its own any more, and a
+    // kernel thread never had arguments.
+    if (state === "Z" || Number(flags) & (PF_KTHREAD | PF_EXITING)) return "";
     if (ms === undefined) return undefined;
     pause(ms);
   }

@@ -101,11 +101,16 @@ Deno.test("processCommandLine() concludes nothing from a line that stays empty",
   assert.ok(waited >= 500 && waited <= 2000, `waited ${waited} ms`);
 });
 
-Deno.test("processCommandLine() takes an empty line at once from a kernel thread or a zombie", () => {
-  // Field 9 of a kernel thread has PF_KTHREAD (0x00200000); a zombie's state is Z. A
+Deno.test("processCommandLine() takes an empty line at once from a kernel thread, a zombie or an exiting process", () => {
+  // Field 9 of a kernel thread has PF_KTHREAD (0x00200000), that of a process on its way
+  // out PF_EXITING (0x4, here in D state: still closing files); a zombie's state is Z. A
   // command name may hold ") ", so fields count from the last parenthesis.
   for (
-    const stat of ["9 (kworker/0:1) I 2 0 0 0 -1 2129984 0 0", "9 (a) b) Z 1 9 9 0 -1 4194560 0"]
+    const stat of [
+      "9 (kworker/0:1) I 2 0 0 0 -1 2129984 0 0",
+      "9 (a) b) Z 1 9 9 0 -1 4194560 0",
+      "9 (deno) D 1 9 9 0 -1 4194564 0",
+    ]
   ) {
     const { options, pauses } = procDuringExec(Infinity, stat);
     assert.equal(processCommandLine(process.pid, options), "", stat);
