@@ -295,7 +295,8 @@ export class DelegationService {
           remediation: `${name} is a remote agent; drop --harness`,
         });
       }
-      const iface = pinnedEndpoint(entry)?.iface;
+      const pinned = pinnedEndpoint(entry);
+      const iface = pinned?.iface;
       if (!iface) {
         throw new ObservalError(
           "FAILED_PRECONDITION",
@@ -307,9 +308,7 @@ export class DelegationService {
       }
       kindMeta = { kind: "a2a", remoteUrl: iface.url };
       if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-        here = pinnedEndpoint(entry)?.card.capabilities?.streaming === true
-          ? undefined
-          : fileLocks();
+        here = pinned?.card.capabilities?.streaming === true ? undefined : fileLocks();
       }
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
       const net = this.#net(iface.url);
