@@ -4,14 +4,7 @@
  * @module
  */
 import type * as NodeFs from "node:fs";
-import {
-  type FileLock,
-  type FileLocks,
-  fileLocks,
-  hostPid,
-  hostPlatform,
-  nodeFs,
-} from "../core/host.ts";
+import { type FileLock, hostPid, hostPlatform, nodeFs } from "../core/host.ts";
 import { dirname, join, resolve } from "../core/paths.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
@@ -44,7 +37,7 @@ import {
   type LaunchWorker,
   prepareWorkerLog,
   readPid,
-  runnerLock,
+  takeRunnerLock,
   workerAlive,
   workerLog,
   writePid,
@@ -147,9 +140,9 @@ export interface StartOptions {
   /**
    * Let this process run a remote task itself while it waits, handing it to a worker only
    * if it stops waiting first: a quick task then costs one process instead of two. Taken
-   * only where a file lock can prove this process alive to others (under Deno), and not
-   * for agents that stream (a handover would close the stream, and some agents stop when
-   * it closes). @default false
+   * only where the runner lock can prove this process alive to others (under Deno, and
+   * under Node on Linux), and not for agents that stream (a handover would close the
+   * stream, and some agents stop when it closes). @default false
    */
   runHere?: boolean;
 }
@@ -285,8 +278,8 @@ export class DelegationService {
     this.sweep();
 
     let kindMeta: Record<string, unknown>;
-    // Set when this process may run the remote task itself (`options.runHere`).
-    let here: FileLocks | undefined;
+    // Whether this process may run the remote task itself (`options.runHere`).
+    let runHere = false;
     // What the worker may touch, once its task folder is known.
     let perms: (fence: WorkerFence) => SelfPermissions;
     if (isA2a) {
@@ -308,7 +301,7 @@ export class DelegationService {
       }
       kindMeta = { kind: "a2a", remoteUrl: iface.url };
       if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-        here = pinned?.card.capabilities?.streaming === true ? undefined : fileLocks();
+        runHere = pinned?.card.capabilities?.streaming !== true;
       }
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
       const net = this.#net(iface.url);
@@ -371,7 +364,7 @@ export class DelegationService {
       artifacts: [],
       metadata: { observal: meta as Task["metadata"]["observal"] },
     };
-    const lock = this.#create(task, here);
+    const lock = this.#create(task, runHere);
     const waiting = { since, onTick: options.onTick, signal: options.signal };
     if (lock) {
       return await this.#runHere(task, { entry, lock, perms, caller }, {
@@ -490,18 +483,18 @@ export class DelegationService {
   /**
    * Makes the task's folder and its worker log, then stores the task. The files come
    * first: when the disk is full the command fails before a task exists, rather than
-   * leaving one that no worker will ever run. With `locks`, the task folder's runner lock
+   * leaving one that no worker will ever run. With `runHere`, the task folder's runner lock
    * is taken before the task is stored, so no other process ever sees the task without a
    * live runner; undefined is returned when it cannot be taken (a worker runs the task).
    */
-  #create(task: Task, locks?: FileLocks): FileLock | undefined {
+  #create(task: Task, runHere = false): FileLock | undefined {
     const { store } = this.#d;
     const dir = store.taskDir(task.id);
     let lock: FileLock | undefined;
     try {
       store.taskDir(task.id, { create: true });
       prepareWorkerLog(dir);
-      lock = locks?.take(runnerLock(dir));
+      lock = runHere ? takeRunnerLock(dir) : undefined;
     } catch (cause) {
       nodeFs().rmSync(dir, { recursive: true, force: true });
       throw new ObservalError(

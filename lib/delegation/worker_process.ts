@@ -3,13 +3,22 @@
  * call that started it. The worker's pid is recorded in the task's row (the store is the
  * source of truth) and in the `worker.pid` side file, so any later call can tell a live
  * worker from a dead one. A `delegate run` that waits may run a remote task itself until
- * it stops waiting; it is then the task's worker, and holds the task folder's runner lock
- * to prove it.
+ * it stops waiting; it is then the task's worker, and proves it alive through the task
+ * folder's runner lock ({@linkcode takeRunnerLock}).
  * @module
  */
-import { fileLocks, nodeChildProcess, nodeFs, writeText } from "../core/host.ts";
+import {
+  type FileLock,
+  fileLocks,
+  hostPid,
+  hostPlatform,
+  nodeChildProcess,
+  nodeFs,
+  readText,
+  writeText,
+} from "../core/host.ts";
 import { join } from "../core/paths.ts";
-import { pidExists, processCommandLine } from "../process/mod.ts";
+import { pidExists, processCommandLine, processIdentity } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
 import { TASK_LOGS, type TaskLogName } from "../store/mod.ts";
 
@@ -65,10 +74,50 @@ export function runnerLock(taskDir: string): string {
 }
 
 /**
+ * Makes this process the task's runner in a way other processes can check. Under Deno it
+ * holds an flock on the task folder's runner lock, which the OS drops when the process
+ * dies however it dies. Node has no flock: under Node on Linux the file records this
+ * process's start time instead, which a later process given the same pid does not share.
+ * Undefined where neither works (Node elsewhere: reading a start time there spawns
+ * programs), or when the lock is held already; a worker then runs the task.
+ */
+export function takeRunnerLock(taskDir: string): FileLock | undefined {
+  const path = runnerLock(taskDir);
+  const locks = fileLocks();
+  if (locks) return locks.take(path);
+  if (hostPlatform() !== "linux") return undefined;
+  const me = processIdentity(hostPid())?.startTime;
+  if (me === undefined) return undefined;
+  writeText(path, `${me}\n`, 0o600);
+  return { release: () => nodeFs().rmSync(path, { force: true }) };
+}
+
+/**
+ * Whether the live process `pid`, which does not name the task, is the task's runner:
+ * its flock is held, or the start time it recorded is still that pid's. Where that cannot
+ * be told (a Deno runner's lock seen from Node, a start time the OS will not give) it is
+ * taken as alive.
+ */
+function runnerAlive(pid: number, taskDir: string): boolean {
+  const path = runnerLock(taskDir);
+  const locks = fileLocks();
+  if (locks?.held(path)) return true;
+  let recorded: string;
+  try {
+    recorded = readText(path).trim();
+  } catch {
+    return false; // no runner lock: not a runner
+  }
+  if (recorded === "") return locks === undefined;
+  const now = processIdentity(pid)?.startTime;
+  return now === undefined || now === recorded;
+}
+
+/**
  * Is this pid a live worker for this task? The pid must exist and, where the OS shows
  * command lines, its command line must name the task, so a recycled pid never passes. A
  * caller running the task itself does not name it: it passes while the task folder's
- * runner lock is held (a lock dies with its holder, however it dies).
+ * runner lock shows it alive ({@linkcode takeRunnerLock}).
  */
 export function workerAlive(pid: number, taskId: string, taskDir: string): boolean {
   if (!pidExists(pid)) return false;
@@ -76,9 +125,7 @@ export function workerAlive(pid: number, taskId: string, taskDir: string): boole
   // as alive: settling a live task as dead would also reap its child.
   const command = processCommandLine(pid);
   if (command === undefined || command.includes(taskId)) return true;
-  const locks = fileLocks();
-  // Where locks cannot be tested (under Node) a runner that left its lock is taken as alive.
-  return locks ? locks.held(runnerLock(taskDir)) : nodeFs().existsSync(runnerLock(taskDir));
+  return runnerAlive(pid, taskDir);
 }
 
 /** The real launcher: re-executes observal detached, logging to worker.log. */

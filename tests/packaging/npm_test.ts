@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Task } from "../../lib/a2a/mod.ts";
 import { VERSION } from "../../lib/core/mod.ts";
+import { readPid } from "../../lib/delegation/mod.ts";
 import { playground } from "../support/delegation.ts";
 import { buildNpm } from "./_pack.ts";
 
@@ -45,19 +47,69 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
     assert.equal(JSON.parse(failed!.stderr).error.errorCode, "NOT_FOUND");
     assert.doesNotMatch(failed!.stderr, /ExperimentalWarning/);
 
-    // A delegation under Node: the worker re-executes the same Node script, detached.
+    // A delegation under Node, which on Linux `run` runs itself while it waits.
     const pg = await playground({ behaviour: "complete" });
     try {
-      const run = await new Deno.Command(node, {
+      const child = new Deno.Command(node, {
         args: [bin, "delegate", "run", pg.identifier, "from node", "--wait", "60", "--json"],
         env: { ...env, ...pg.env } as Record<string, string>,
-      }).output();
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const run = await child.output();
       const task = JSON.parse(new TextDecoder().decode(run.stdout));
       assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
       assert.equal(task.status.state, "TASK_STATE_COMPLETED");
       assert.equal(task.artifacts[0].parts[0].text, "echo:from node");
+      assert.equal(readPid(join(pg.home, "delegations", task.id)), child.pid, "no worker");
     } finally {
       await pg.close();
+    }
+
+    // Under Node the runner proves itself alive by its start time. The wait runs out: the
+    // worker, which re-executes the same Node script, detached, takes the task over.
+    const slow = await playground({ behaviour: "slow" });
+    try {
+      const nodeEnv = { ...env, ...slow.env } as Record<string, string>;
+      const observal = (args: string[]) =>
+        new Deno.Command(node, { args: [bin, ...args, "--json"], env: nodeEnv }).output();
+      const caller = new Deno.Command(node, {
+        args: [bin, "delegate", "run", slow.identifier, "wait for me", "--wait", "600", "--json"],
+        env: nodeEnv,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      let seen: Task | undefined;
+      for (let i = 0; i < 200 && !seen?.metadata.observal.remoteTaskId; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const list = await slow.json(["delegate", "list"]);
+        seen = (list.body as unknown as { items: Task[] }).items[0];
+      }
+      assert.ok(seen?.metadata.observal.remoteTaskId, "the run reached the agent");
+      const dir = join(slow.home, "delegations", seen.id);
+      assert.equal(readPid(dir), caller.pid);
+      assert.match(readFileSync(join(dir, "runner.lock"), "utf8"), /^linux:/);
+      const working = await slow.json(["delegate", "status", seen.id]);
+      assert.equal(
+        (working.body as unknown as Task).status.state,
+        "TASK_STATE_WORKING",
+        "seen alive from Deno",
+      );
+      caller.kill("SIGINT");
+      const stopped = await caller.output();
+      assert.equal(stopped.code, 10, new TextDecoder().decode(stopped.stderr));
+      const worker = readPid(dir);
+      assert.ok(worker !== undefined && worker !== caller.pid, "a worker took over");
+      const canceled = await observal(["delegate", "cancel", seen.id]);
+      assert.equal(canceled.code, 0, new TextDecoder().decode(canceled.stderr));
+      assert.deepEqual(slow.agent.canceled, [seen.metadata.observal.remoteTaskId]);
+      assert.equal(
+        slow.agent.requests.filter((r) => r.rpcMethod === "SendMessage").length,
+        1,
+        "the worker sent nothing again",
+      );
+    } finally {
+      await slow.close();
     }
   } finally {
     rmSync(out, { recursive: true, force: true });
