@@ -353,6 +353,8 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
       ? meta.remoteStatusTimestamp
       : undefined,
   };
+  // Handed over before anything was sent: the worker sends it.
+  if (options.handover?.aborted && reply === undefined && !takeOver) return store.require(id);
   let task = takeOver ? initial : store.update(id, (t) => ({
     ...t,
     status: {
