@@ -342,3 +342,25 @@ Deno.test("cancel() of a running task that then stops for input still ends cance
     await pg.close();
   }
 });
+
+Deno.test("runRemote() handed over before it sent anything returns at once: the worker sends it", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const { service, store, close } = pg.service({ launch: recordingLauncher() });
+  const registry = pg.registry();
+  try {
+    const task = await service.start(pg.identifier, "Not yet", { caller: CALLER, waitSeconds: 0 });
+    const { runRemote } = await import("../../lib/delegation/remote_run.ts");
+    const ran = await runRemote(
+      { ctx: createContext({ env: pg.env, cwd: pg.home }), store, registry: () => registry },
+      task,
+      { handover: AbortSignal.abort() },
+    );
+    assert.equal(ran.status.state, "TASK_STATE_SUBMITTED");
+    assert.equal(ran.metadata.observal.remoteTaskId, undefined);
+    assert.deepEqual(pg.agent.requests.filter((r) => r.rpcMethod), [], "nothing was sent");
+  } finally {
+    registry.close();
+    close();
+    await pg.close();
+  }
+});
