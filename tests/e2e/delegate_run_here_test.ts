@@ -62,18 +62,24 @@ Deno.test("a task that ends within the wait is run by `run` itself: no worker, o
 Deno.test("the wait runs out while `run` runs the task: a worker takes it over without sending it again", async () => {
   const s = await setup({ ask: false });
   try {
-    const caller = run(s, "--wait", "1");
+    const caller = run(s, "--wait", "2");
     const ran = await caller.done;
     assert.equal(ran.code, 10, ran.stderr);
     const task = JSON.parse(ran.stdout) as Task;
-    assert.equal(task.status.state, "TASK_STATE_WORKING");
-    assert.ok(task.metadata.observal.remoteTaskId, "the agent's task id was saved first");
+    // The wait counts from the command's start. Usually the brief was sent by then and
+    // the agent's task id saved; on a loaded machine the wait may end first, and then
+    // nothing was sent and the worker sends it. Either way the agent gets it once.
+    if (task.metadata.observal.remoteTaskId) {
+      assert.equal(task.status.state, "TASK_STATE_WORKING");
+    } else {
+      assert.equal(task.status.state, "TASK_STATE_SUBMITTED");
+    }
     assertWorkerTookOver(s, task.id, caller.pid);
 
     s.agent.open();
     const done = await s.json(["delegate", "status", task.id, "--wait", "60"]);
     assert.equal(done.body.status.state, "TASK_STATE_COMPLETED", JSON.stringify(done.body));
-    assert.equal(s.agent.received.length, 1, "the worker followed; it sent nothing");
+    assert.equal(s.agent.received.length, 1, "the brief was sent once");
     assert.equal(done.body.history?.filter((m) => m.role === "ROLE_USER").length, 1);
   } finally {
     await s.close();
@@ -142,7 +148,7 @@ Deno.test("no worker can take the task over: exit 9, the task failed, and the ag
   const s = await setup({ ask: false });
   try {
     // The launcher's spawn refuses an environment it cannot hand on (a NUL byte).
-    const r = await cli(["delegate", "run", s.identifier, "Build it", "--wait", "1"], {
+    const r = await cli(["delegate", "run", s.identifier, "Build it", "--wait", "2"], {
       env: { ...s.env, BROKEN: "a\0b" },
       cwd: s.home,
     });
@@ -151,7 +157,11 @@ Deno.test("no worker can take the task over: exit 9, the task failed, and the ag
     const [task] = ((await s.json(["delegate", "list"])).body as unknown as { items: Task[] })
       .items;
     assert.equal(task.status.state, "TASK_STATE_FAILED");
-    assert.deepEqual(s.agent.canceled, [task.metadata.observal.remoteTaskId]);
+    // In process the brief is sent well within the wait, but a loaded machine may end the
+    // wait first: then nothing reached the agent and there is nothing to cancel.
+    const remoteId = task.metadata.observal.remoteTaskId;
+    assert.deepEqual(s.agent.canceled, remoteId ? [remoteId] : []);
+    assert.equal(s.agent.received.length, remoteId ? 1 : 0);
   } finally {
     await s.close();
   }
