@@ -138,6 +138,16 @@ export function endProcess(code: number): void {
   globalThis.process.exitCode = code;
 }
 
+/**
+ * Ends the process with `code` now, whatever is still running: for a person who asked
+ * twice to stop. What was written to stderr has reached it (writes there are synchronous
+ * under both runtimes when it is a terminal, a file or a pipe).
+ */
+export function exitNow(code: number): never {
+  if (deno) deno.exit(code);
+  return globalThis.process.exit(code);
+}
+
 /** Whether stdout is a terminal. */
 export function stdoutIsTerminal(): boolean {
   return deno ? deno.stdout.isTerminal() : Boolean(globalThis.process.stdout.isTTY);

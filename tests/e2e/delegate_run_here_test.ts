@@ -19,6 +19,7 @@ import {
   reachedAgent,
   type Setup,
   setup,
+  until,
 } from "../support/gated_agent.ts";
 import { spawnCli } from "../support/process.ts";
 
@@ -108,6 +109,36 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     }
   });
 }
+
+Deno.test("Ctrl-C while the agent has not answered the send: a note after a second, and Ctrl-C again quits", async () => {
+  const s = await setup({ ask: false, holdSend: true });
+  try {
+    const caller = run(s, "--wait", "600");
+    await until(
+      "the brief to reach the agent",
+      () => Promise.resolve(s.agent.received.length === 1 ? true : undefined),
+    );
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    // The handover waits for the send's answer, which this agent holds back.
+    await new Promise((r) => setTimeout(r, 1500));
+    const asked = performance.now();
+    caller.kill("SIGINT");
+    const ran = await caller.done;
+    assert.ok(performance.now() - asked < 5000, "quit at once, not after the send's time limit");
+    assert.equal(ran.code, 130, ran.stderr);
+    assert.match(ran.stderr, /Handing the task to a worker once the agent answers/);
+    assert.match(ran.stderr, /Interrupted again: quitting now/);
+    assert.doesNotMatch(ran.stderr, /\n\s+at |Uncaught/, "no stack trace");
+    // Nothing runs the task any more: the next look settles it.
+    const [task] = ((await s.json(["delegate", "list"])).body as unknown as { items: Task[] })
+      .items;
+    const seen = await s.json(["delegate", "status", task.id]);
+    assert.equal(seen.body.status.state, "TASK_STATE_FAILED");
+  } finally {
+    await s.close();
+  }
+});
 
 Deno.test("while `run` runs the task other commands see it running; after kill -9 they fail it", async () => {
   const s = await setup({ ask: false });

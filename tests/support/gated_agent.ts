@@ -54,7 +54,17 @@ export const QUESTION_PARTS = [
   { data: { tool: "run_shell_command", args: { command: "npm test" }, callId: "call-7" } },
 ];
 
-export async function startGatedAgent(options: { ask: boolean }): Promise<GatedAgent> {
+/**
+ * What the gated agent does: `ask` first asks a question that carries data; with
+ * `holdSend` it does not even answer the message (so the send stays in flight) until the
+ * gate opens.
+ */
+export interface GateOptions {
+  ask: boolean;
+  holdSend?: boolean;
+}
+
+export async function startGatedAgent(options: GateOptions): Promise<GatedAgent> {
   const received: unknown[][] = [];
   const canceled: string[] = [];
   let opened = false;
@@ -73,6 +83,8 @@ export async function startGatedAgent(options: { ask: boolean }): Promise<GatedA
       const { taskId, contextId } = ctx;
       const parts = (Message.toJSON(ctx.userMessage) as { parts?: unknown[] }).parts ?? [];
       received.push(parts);
+      // Nothing is published before the gate opens, so the send gets no answer until then.
+      if (options.holdSend) await gate();
       const now = () => new Date().toISOString();
       if (!ctx.task) {
         bus.publish(AgentEvent.task(SdkTask.fromJSON({
@@ -196,7 +208,7 @@ export interface Setup {
   close(): Promise<void>;
 }
 
-export async function setup(options: { ask: boolean }): Promise<Setup> {
+export async function setup(options: GateOptions): Promise<Setup> {
   const home = mkdtempSync(join(tmpdir(), "observal-cli-faults-"));
   const env: Env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1", RUST_BACKTRACE: "0" };
   const agent = await startGatedAgent(options);

@@ -1,6 +1,6 @@
 /** What the waiting delegate commands share: the --wait flag, the wait itself, the result. */
 import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
-import { onInterrupt } from "../../core/host.ts";
+import { exitNow, onInterrupt, startTimer } from "../../core/host.ts";
 import type { Context } from "../../core/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";
@@ -83,7 +83,25 @@ export async function follow(
   const since = ctx.startedAt;
   const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
-  const onSigint = () => stop.abort(new DOMException("Interrupted", "AbortError"));
+  // A task `run` runs itself goes to a worker once what was just sent is answered, which
+  // can take a while: say so after a second, and let a second Ctrl-C quit at once.
+  let slowStop = () => {};
+  const onSigint = () => {
+    if (stop.signal.aborted) {
+      p.done();
+      note(ctx, "Interrupted again: quitting now. A task this command was running will fail.");
+      exitNow(TASK_EXIT.interrupted);
+    }
+    stop.abort(new DOMException("Interrupted", "AbortError"));
+    slowStop = startTimer(1000, () => {
+      p.done();
+      note(
+        ctx,
+        "Handing the task to a worker once the agent answers what was sent; " +
+          "Ctrl-C again quits now (the task then fails).",
+      );
+    });
+  };
   const offSigint = onInterrupt(onSigint);
   let task: Task;
   try {
@@ -97,6 +115,7 @@ export async function follow(
     note(ctx, "Interrupted before anything was started or sent.");
     return TASK_EXIT.interrupted;
   } finally {
+    slowStop();
     offSigint();
     p.done();
   }
