@@ -26,7 +26,8 @@ export const runCommand: Command = {
 reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted argument:
 the agent does not see your conversation.
 A remote agent's task runs in this command while it waits (unless the agent streams); when
-the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on.
+the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on (a second
+Ctrl-C while the agent has yet to answer quits at once, and the task fails).
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input
 (also after Ctrl-C, which stops the wait but not the task), 9 the worker could not start
 (the task is marked failed). Run \`observal help exit-codes\` for all of them.
