@@ -44,6 +44,12 @@ export const HarnessHeadlessSchema = z.strictObject({
   shell_refusal: z.string().min(1).nullable(),
   /** Why the harness cannot run headless, when it cannot. */
   unsupported_reason: z.string().min(1).nullable(),
+  /**
+   * Where the harness keeps its own state (sessions, credentials, caches), which a sandboxed
+   * run may write. `~` is the home folder and `${VAR:-default}` a variable with a fallback;
+   * a path ending in "/" is a folder (made when missing), any other a file (used if present).
+   */
+  state_paths: z.array(z.string().min(1)),
 });
 
 /** Everything the registry records about one harness. */
