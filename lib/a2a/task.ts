@@ -119,6 +119,8 @@ export const ObservalTaskMetaSchema = z.looseObject({
   childPid: z.number().int().optional(),
   /** The child's start-time token, so a reused pid is never mistaken for it. */
   childStartTime: z.string().optional(),
+  /** How the harness child is sandboxed (bwrap, seatbelt, inherited from its parent, none). */
+  sandbox: z.enum(["bwrap", "seatbelt", "inherited", "none"]).optional(),
   /** How long the run may take. */
   timeoutSeconds: z.number().int().positive().optional(),
   patchPath: z.string().optional(),

@@ -16,6 +16,8 @@ export const ConfigSchema = z.lazy(() =>
   z.looseObject({
     server_url: z.string().url().optional(),
     api_key: z.string().min(1).optional(),
+    /** Whether harness children run sandboxed: auto (default), on or off. */
+    sandbox: z.enum(["auto", "on", "off"]).optional(),
     /** The agent Pi runs as, set by `observal agent pull --harness pi` (read for attribution). */
     active_agent: z.looseObject({
       id: z.string().min(1),

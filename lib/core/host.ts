@@ -34,6 +34,7 @@ interface DenoHost {
   errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exit(code: number): never;
   pid: number;
+  uid(): number | null;
   createHttpClient(options: { poolMaxIdlePerHost: number }): { close(): void };
   addSignalListener(signal: StopSignal, listener: () => void): void;
   removeSignalListener(signal: StopSignal, listener: () => void): void;
@@ -105,6 +106,12 @@ export function hostEnv(): Record<string, string | undefined> {
 /** This process's id. */
 export function hostPid(): number {
   return deno ? deno.pid : globalThis.process.pid;
+}
+
+/** This process's user id; undefined where the OS has none (Windows). */
+export function hostUid(): number | undefined {
+  const uid = deno ? deno.uid() : globalThis.process.getuid?.();
+  return uid ?? undefined;
 }
 
 /** The process's working folder. */
@@ -386,6 +393,18 @@ export function realPath(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `path` with every link resolved, also when its last parts do not exist yet (they are
+ * kept as written under the nearest folder that exists).
+ */
+export function realPathOrLexical(path: string): string {
+  const real = realPath(path);
+  if (real) return real;
+  const cut = path.replace(/\/+$/, "").lastIndexOf("/");
+  if (cut <= 0) return path;
+  return `${realPathOrLexical(path.slice(0, cut))}${path.slice(cut)}`;
 }
 
 /**

@@ -12,7 +12,7 @@
 import type * as NodeFs from "node:fs";
 import type * as NodePath from "node:path";
 import type * as NodeUrl from "node:url";
-import { nodeFs, nodePath, nodeProcess } from "./host.ts";
+import { nodeFs, nodePath, nodeProcess, realPathOrLexical } from "./host.ts";
 
 interface DenoLike {
   version: { deno: string };
@@ -159,7 +159,8 @@ function sourceReadRoots(root: string): string[] {
  * `deno run`
  * @returns argv: the executable first
  */
-export function selfCommand(args: readonly string[], perms: SelfPermissions = {}): string[] {
+export function selfCommand(args: readonly string[], given: SelfPermissions = {}): string[] {
+  const perms = withRealPaths(given);
   const { fs: { realpathSync }, path: { basename }, url: { fileURLToPath } } = builtins();
   if (!deno) {
     const process = nodeProcess();
@@ -190,7 +191,7 @@ export function selfCommand(args: readonly string[], perms: SelfPermissions = {}
     : deno.mainModule.startsWith("file:")
     ? fileURLToPath(deno.mainModule)
     : deno.mainModule;
-  const flags = ["run", "--no-prompt", "--allow-env", "--allow-sys=hostname,osRelease"];
+  const flags = ["run", "--no-prompt", "--allow-env", "--allow-sys=hostname,osRelease,uid"];
   // From source the project's deno.json says how npm packages resolve, wherever the cwd is.
   // A bundle resolves everything itself: a deno.json above it (one that loads dynamic
   // imports lazily would need read access to its chunks) must not apply.
@@ -206,6 +207,17 @@ export function selfCommand(args: readonly string[], perms: SelfPermissions = {}
   if (perms.net?.length) flags.push(`--allow-net=${perms.net.join(",")}`);
   if (perms.run?.length) flags.push(`--allow-run=${perms.run.join(",")}`);
   return [exec, ...flags, main, ...args];
+}
+
+/**
+ * The permissions with each path also named by its real path: both runtimes check a file
+ * by the path it is opened with, and code that resolves links (the workspace does) would
+ * otherwise be refused under a home reached through a symlink.
+ */
+function withRealPaths(perms: SelfPermissions): SelfPermissions {
+  const both = (paths?: readonly string[]) =>
+    paths && [...new Set(paths.flatMap((p) => [p, realPathOrLexical(p)]))];
+  return { ...perms, read: both(perms.read), write: both(perms.write) };
 }
 
 /** How an MCP entry we write starts observal: this very program, or `npx` by version. */
@@ -244,7 +256,7 @@ export function selfLauncher(
     "run",
     "--no-prompt",
     "--allow-env",
-    "--allow-sys=hostname,osRelease",
+    "--allow-sys=hostname,osRelease,uid",
     "--allow-read",
     `--allow-write=${options.home}`,
     "--allow-net",

@@ -32,7 +32,8 @@ import {
   withDelegationLauncher,
   writeSnippet,
 } from "../harness/mod.ts";
-import { processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
+import { killProcessesIn, processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
+import { sandboxedCommand } from "../runner/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import {
@@ -284,11 +285,28 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   working(deps, id, `Running ${agent.displayName} in ${facts.display_name}.`);
   const dir = store.taskDir(id, { create: true });
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
+  const env = { ...childEnv(ctx.env, store.require(id), ws.path), ...plan.env };
   let child;
   try {
-    child = await spawnChild(plan.argv, {
+    const launch = sandboxedCommand({
+      kind: meta.sandbox ?? "none",
+      argv: plan.argv,
+      env,
+      observalHome: ctx.home,
+      workspaceRoot: ws.root,
       cwd: ws.path,
-      env: { ...childEnv(ctx.env, store.require(id)), ...plan.env },
+      scratch: ws.scratch,
+      taskDir: dir,
+      statePaths: facts.headless.state_paths,
+      reads: [
+        meta.cwd,
+        ...(ws.kind === "git" ? [ws.repository] : []),
+        ...Object.values(agent.servers).flatMap((s) => [s.command, ...(s.args ?? [])]),
+      ],
+    });
+    child = await spawnChild(launch.argv, {
+      cwd: ws.path,
+      env: { ...env, ...launch.env },
       stdin: plan.stdin,
       stdoutPath: logs.stdout,
       stderrPath: logs.stderr,
@@ -299,14 +317,14 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
       text: `${facts.display_name} could not be started: ${errorText(err)}.`,
     };
   }
-  observal(deps, id, {
-    childPid: child.pid,
-    childStartTime: processIdentity(child.pid)?.startTime,
-    childSessionId: plan.sessionId,
-  });
+  const childStartTime = processIdentity(child.pid)?.startTime;
+  observal(deps, id, { childPid: child.pid, childStartTime, childSessionId: plan.sessionId });
 
   const timeout = meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS;
   const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
+  // A sandbox's PID namespace ends with its first process; without one, whatever the
+  // child left running in its copy (setsid escapes its group) is ended here.
+  killProcessesIn(ws.root, childStartTime);
   observal(deps, id, { childPid: undefined, childStartTime: undefined });
   if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
   if (why === "timeout") {

@@ -8,7 +8,7 @@
 import { nodeFs, pathExists } from "../core/host.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
-import { matchProcess, signalGroup } from "../process/mod.ts";
+import { killProcessesIn, matchProcess, signalGroup } from "../process/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { listWorkspaceRoots, removeWorkspace } from "../workspace/roots/mod.ts";
 
@@ -41,6 +41,11 @@ export function reapTask(
     if (match === "ours") {
       // It leads its own process group: the group signal takes its children too.
       signalGroup(meta.childPid, "SIGKILL");
+      result = "killed";
+    }
+    // Whatever left the group (setsid) but still works in the copy, started after the
+    // child: without a sandbox's PID namespace nothing else ends it.
+    if (root && killProcessesIn(root, meta.childStartTime) > 0) {
       result = "killed";
     }
     store.update(task.id, (t) => {

@@ -13,6 +13,7 @@ import {
   type Context,
   isoSeconds,
   ObservalError,
+  readConfig,
   type SelfPermissions,
   serverTarget,
 } from "../core/mod.ts";
@@ -21,6 +22,8 @@ import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
+import type { HarnessKey } from "../harness/facts/mod.ts";
+import type { SandboxChoice } from "../runner/mod.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";
 import {
@@ -127,6 +130,8 @@ export interface StartOptions {
   waitSeconds?: number;
   /** Harness the child must run in (registry agents only). */
   harness?: string;
+  /** `--sandbox` (auto, on, off): how a registry agent's child is sandboxed. */
+  sandbox?: string;
   /** Longest the task may run, in seconds. @default 1800 */
   timeoutSeconds?: number;
   /** When the caller's clock started, so lookup and launch count against the wait. */
@@ -145,6 +150,14 @@ export interface StartOptions {
    * stream, and some agents stop when it closes). @default false
    */
   runHere?: boolean;
+}
+
+/** The sandbox chosen for a registry agent's run, with what its worker needs for it. */
+export interface LocalSandbox extends SandboxChoice {
+  /** What the worker must read and write to build the sandbox's policy. */
+  fence?: { read: string[]; write: string[] };
+  /** Said once when `auto` finds no sandbox. */
+  notice?: string;
 }
 
 /** Options for {@linkcode DelegationService.wait}. */
@@ -323,14 +336,17 @@ export class DelegationService {
         options: harnessOptions(ctx.env, ctx.cwd),
         agentName: name,
       });
+      const sandbox = await this.#sandbox(options.sandbox, choice.key);
       kindMeta = {
         kind: "agent",
         agentId,
         harness: choice.key,
         nativeRef: entry["obs:nativeRef"],
+        sandbox: sandbox.kind,
+        notes: sandbox.notice ? [sandbox.notice] : undefined,
       };
       const net = this.#net();
-      perms = (fence) => localPermissions(ctx, choice, net, fence);
+      perms = (fence) => localPermissions(ctx, { ...choice, sandbox }, net, fence);
     }
     // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
     options.signal?.throwIfAborted();
@@ -527,6 +543,31 @@ export class DelegationService {
    * Starts the task's worker. If it cannot be started the task is settled as failed (it
    * never stays submitted) and the error says why and what to check.
    */
+  /**
+   * The sandbox a registry agent's child gets, chosen here so that `on` refuses before any
+   * task exists; `auto` without one says so once, on stderr and in the task's notes.
+   */
+  async #sandbox(flag: string | undefined, harness: string): Promise<LocalSandbox> {
+    const { ctx } = this.#d;
+    const { chooseSandbox, policyFencePaths, probeSandbox, sandboxMode } = await import(
+      "../runner/mod.ts"
+    );
+    const mode = sandboxMode(flag, ctx.env, readConfig(ctx));
+    const choice = chooseSandbox(mode, () => probeSandbox(ctx.home, ctx.env));
+    if (choice.kind === "bwrap" || choice.kind === "seatbelt") {
+      // The worker builds the policy: it reads the home's credential stores and makes the
+      // harness's state folders, and runs the sandbox's program.
+      const { getHarness } = await import("../harness/facts/mod.ts");
+      const state = getHarness(harness as HarnessKey).headless.state_paths;
+      return { ...choice, fence: policyFencePaths(ctx.env, state) };
+    }
+    if (choice.kind !== "none" || mode === "off") return choice;
+    const notice = `Not sandboxed: ${choice.reason}. The agent runs with your own access ` +
+      "(set sandbox to on to refuse such runs, or off to silence this)";
+    ctx.io.stderr.write(`observal: ${notice}\n`);
+    return { ...choice, notice };
+  }
+
   #launch(task: Task, perms: (fence: WorkerFence) => SelfPermissions): void {
     const { store, ctx } = this.#d;
     let pid: number;
@@ -1018,7 +1059,7 @@ export function remotePermissions(
  */
 export function localPermissions(
   ctx: Context,
-  harness: { key: string; binary: string; trustDir?: string },
+  harness: { key: string; binary: string; trustDir?: string; sandbox?: LocalSandbox },
   net: string[],
   fence?: WorkerFence,
 ): SelfPermissions {
@@ -1032,9 +1073,17 @@ export function localPermissions(
   // others read a child's start time, which tells it from a later process with its pid.
   const run = ["git", binary, "kill"];
   const platform = hostPlatform();
-  if (platform === "linux") run.push("cat", "readlink");
+  // find(1) lists the processes still working in the copy when nothing else ends them.
+  if (platform === "linux") run.push("cat", "readlink", "find");
   if (platform === "darwin") run.push("ps", "lsof");
-  return { read: [...new Set(read)], write: [...new Set([...files.write, workspaces])], net, run };
+  const write = [...files.write, workspaces];
+  const sandbox = harness.sandbox;
+  if (sandbox?.tool && sandbox.fence) {
+    run.push(sandbox.tool);
+    read.push(sandbox.tool, ...sandbox.fence.read);
+    write.push(...sandbox.fence.write);
+  }
+  return { read: [...new Set(read)], write: [...new Set(write)], net, run };
 }
 
 /**

@@ -7,3 +7,4 @@ export * from "./find_executable.ts";
 export * from "./process_identity.ts";
 export * from "./kill_group.ts";
 export * from "./spawn_child.ts";
+export * from "./processes_in.ts";

@@ -14,6 +14,12 @@ export const runCommand: Command = {
       value: "HARNESS",
       description: "Harness a registry agent must run in (one that runs agents headless)",
     },
+    sandbox: {
+      type: "string",
+      value: "MODE",
+      description:
+        "Sandbox a registry agent's harness: auto (where it works), on (refuse without), off",
+    },
     timeout: {
       type: "string",
       value: "SECONDS",
@@ -50,6 +56,7 @@ ${TASK_JSON_NOTE}`,
           caller: service.caller(),
           waitSeconds: wait,
           harness,
+          sandbox: str(inv, "sandbox"),
           timeoutSeconds,
           since,
           onTick,

@@ -1,0 +1,198 @@
+/**
+ * What a sandboxed harness child may write and see, as real paths, independent of the tool
+ * that enforces it (bubblewrap on Linux, Seatbelt on macOS). Everything is read-only but
+ * the child's copy, its task folder, a private temp folder and the harness's own state;
+ * the usual credential stores are hidden.
+ * @module
+ */
+import { lstatPath, makeDir, realPath, realPathOrLexical } from "../core/host.ts";
+import { join } from "../core/paths.ts";
+import type { Env } from "../core/mod.ts";
+
+/**
+ * Credential stores hidden from the child, relative to the home folder. A harness's own
+ * state is never hidden, even when it lies inside one of these.
+ */
+export const SECRET_PATHS: readonly string[] = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker/config.json",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".vault-token",
+  ".terraform.d",
+  ".password-store",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".config/gcloud",
+  ".config/gh",
+  ".config/hub",
+  ".local/share/keyrings",
+];
+
+/** What the sandbox is built from. */
+export interface SandboxPolicyInput {
+  /** The child's environment: `HOME` and the variables state paths name. */
+  env: Env;
+  /** `OBSERVAL_HOME`: the child's observal-agents server keeps its tasks and registry there. */
+  observalHome: string;
+  /** The workspace root (the copy and its scratch folder). */
+  workspaceRoot: string;
+  /** The task's folder (logs, the patch). */
+  taskDir: string;
+  /** The harness's state paths, as harness_registry.json writes them. */
+  statePaths: readonly string[];
+  /**
+   * Folders the child must still read when they lie under the private temp folder: the
+   * caller's repository (the copy borrows its objects), the harness binary's folder.
+   */
+  readable?: readonly string[];
+}
+
+/** A path the child must not see, and whether it is a folder (masked empty) or a file. */
+export interface HiddenPath {
+  path: string;
+  kind: "dir" | "file";
+}
+
+/** The sandbox's rules, every path real (links resolved), none nested in a duplicate. */
+export interface SandboxPolicy {
+  /** The home folder, real. */
+  home?: string;
+  /** Writable, in the order they must be mounted (a folder before anything inside it). */
+  writable: string[];
+  /** Read-only, re-exposed under the private temp folder where needed. */
+  readable: string[];
+  /** Hidden credential stores. */
+  hidden: HiddenPath[];
+}
+
+/**
+ * Expands a state path: `~` is the home folder, `${VAR:-default}` a variable or its
+ * fallback, `${VAR}` a variable (the entry is dropped when it is unset). Undefined when
+ * the result is not absolute.
+ *
+ * @example
+ * ```ts
+ * expandStatePath("${CODEX_HOME:-~/.codex}/", { HOME: "/home/me" }); // "/home/me/.codex/"
+ * ```
+ */
+export function expandStatePath(template: string, env: Env): string | undefined {
+  const home = env.HOME;
+  let unset = false;
+  const withVars = template.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_all, name: string, fallback: string | undefined) => {
+      const value = env[name];
+      if (value) return value;
+      if (fallback === undefined) unset = true;
+      return fallback ?? "";
+    },
+  );
+  if (unset) return undefined;
+  const path = withVars.replace(/^~(?=\/|$)/, () => home ?? "~");
+  return path.startsWith("/") ? path : undefined;
+}
+
+function inside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+/** Drops duplicates and paths inside another entry; parents sort before children. */
+function outermost(paths: readonly string[]): string[] {
+  const sorted = [...new Set(paths)].sort((a, b) => a.length - b.length);
+  const out: string[] = [];
+  for (const p of sorted) if (!out.some((o) => inside(p, o))) out.push(p);
+  return out;
+}
+
+/**
+ * The harness's state folders and files, real, with missing folders made (0700) so they
+ * can be mounted writable. A file that does not exist, or a folder that cannot be made,
+ * is left out: the harness then sees that place read-only.
+ */
+export function stateMounts(statePaths: readonly string[], env: Env): string[] {
+  const out: string[] = [];
+  for (const template of statePaths) {
+    const expanded = expandStatePath(template, env);
+    if (!expanded) continue;
+    const folder = expanded.endsWith("/");
+    const path = folder ? expanded.replace(/\/+$/, "") : expanded;
+    if (!path) continue;
+    if (folder && !lstatPath(path)) {
+      try {
+        makeDir(path, 0o700);
+      } catch {
+        continue;
+      }
+    }
+    const real = realPath(path);
+    const st = real ? lstatPath(real) : undefined;
+    if (!real || !st || (folder ? !st.isDirectory : !st.isFile)) continue;
+    out.push(real);
+  }
+  return out;
+}
+
+/**
+ * The credential stores present under `home`, real, except those that hold or lie inside
+ * a writable path (a harness's own state stays visible).
+ */
+export function hiddenSecrets(home: string, writable: readonly string[]): HiddenPath[] {
+  const out: HiddenPath[] = [];
+  for (const rel of SECRET_PATHS) {
+    const real = realPath(join(home, rel));
+    const st = real ? lstatPath(real) : undefined;
+    if (!real || !st) continue;
+    if (writable.some((w) => inside(w, real) || inside(real, w))) continue;
+    out.push({ path: real, kind: st.isDirectory ? "dir" : "file" });
+  }
+  return out;
+}
+
+/**
+ * The sandbox's rules for one run. Folders that do not exist yet are made (state folders
+ * only); every path comes back real, so a home or repository reached through a link is
+ * mounted where the kernel will look for it.
+ */
+export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
+  const home = input.env.HOME ? realPathOrLexical(input.env.HOME) : undefined;
+  const writable = outermost([
+    realPathOrLexical(input.observalHome),
+    realPathOrLexical(input.workspaceRoot),
+    realPathOrLexical(input.taskDir),
+    ...stateMounts(input.statePaths, input.env),
+  ]);
+  const readable = outermost([
+    ...(home ? [home] : []),
+    ...(input.readable ?? []).map(realPathOrLexical),
+  ]).filter((r) => lstatPath(r) && !writable.some((w) => inside(r, w)));
+  return {
+    home,
+    writable,
+    readable,
+    hidden: home ? hiddenSecrets(home, writable) : [],
+  };
+}
+
+/**
+ * What a permission-fenced worker needs to build the policy: to read the home folder's
+ * credential stores (to mask those that exist) and the harness's state, and to make the
+ * state folders that are missing.
+ */
+export function policyFencePaths(
+  env: Env,
+  statePaths: readonly string[],
+): { read: string[]; write: string[] } {
+  const home = env.HOME;
+  const state = statePaths.map((t) => expandStatePath(t, env)?.replace(/\/+$/, ""))
+    .filter((p): p is string => !!p);
+  const secrets = home ? [home, ...SECRET_PATHS.map((p) => join(home, p))] : [];
+  return { read: [...secrets, ...state], write: state };
+}

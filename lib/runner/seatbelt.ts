@@ -1,0 +1,56 @@
+/**
+ * The same sandbox rules on macOS, as a Seatbelt profile for `sandbox-exec`: writes only
+ * to what the policy allows (and the terminal devices), credential stores unreadable.
+ * macOS has no PID namespace, so processes that leave the child's group are ended by the
+ * workspace sweep instead. Unverified here: no macOS machine runs the tests; the profile
+ * is unit-tested as text.
+ * @module
+ */
+import type { SandboxPolicy } from "./sandbox_policy.ts";
+
+/** The program that applies a profile. */
+export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
+/** A string literal in the profile language (a Scheme dialect): `"` and `\` escaped. */
+function quote(path: string): string {
+  return `"${path.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/**
+ * The profile text. `tmp` is the child's own temp folder (its TMPDIR); macOS keeps the
+ * shared ones under /private/var/folders and /private/tmp, which stay read-only.
+ *
+ * @example
+ * ```ts
+ * const profile = seatbeltProfile(policy, `${ws.scratch}/tmp`);
+ * const argv = [SANDBOX_EXEC, "-p", profile, "--", ...plan.argv];
+ * ```
+ */
+export function seatbeltProfile(policy: SandboxPolicy, tmp: string): string {
+  const writable = [...policy.writable, tmp].map((p) => `  (subpath ${quote(p)})`);
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    "(deny file-write*)",
+    "(allow file-write*",
+    ...writable,
+    '  (literal "/dev/null")',
+    '  (literal "/dev/zero")',
+    '  (literal "/dev/dtracehelper")',
+    '  (regex #"^/dev/tty")',
+    '  (regex #"^/dev/fd/"))',
+  ];
+  if (policy.hidden.length) {
+    lines.push("(deny file-read* file-write*");
+    for (const h of policy.hidden) {
+      lines.push(`  (${h.kind === "dir" ? "subpath" : "literal"} ${quote(h.path)})`);
+    }
+    lines[lines.length - 1] += ")";
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `sandbox-exec -p PROFILE -- argv`. */
+export function seatbeltArgv(profile: string, argv: readonly string[]): string[] {
+  return [SANDBOX_EXEC, "-p", profile, "--", ...argv];
+}
