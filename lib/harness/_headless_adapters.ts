@@ -3,8 +3,8 @@
  * workspace with the agent's profile and MCP servers, and how its answer is read back.
  * Every flag was checked against the CLI's `--help` at the version the tests pin
  * (tests/support/harness_clis.ts; tests/e2e/harness_delegate_test.ts re-checks them) for
- * Claude Code, Codex, Pi, OpenCode and Copilot CLI. Cursor, Kiro and Antigravity follow
- * their documented flags and are not verified here.
+ * Claude Code, Codex, Pi, OpenCode, Copilot CLI and Gemini CLI. Cursor, Kiro and Antigravity
+ * follow their documented flags and are not verified here.
  * @module
  */
 import { join } from "../core/paths.ts";
@@ -343,6 +343,93 @@ const pi: HeadlessAdapter = {
   },
 };
 
+/**
+ * What a delegated Gemini CLI run may do besides reading, as a policy file. auto_edit
+ * accepts file edits; anything that would ask is refused in headless mode. Deletes have
+ * no tool of their own, so `rm` is allowed, but not on a path that leaves the workspace
+ * (absolute, home, parent or expanded). The agent's own MCP servers are allowed; the web
+ * tools are refused. The rules outrank the user's own policies of the same tier.
+ */
+function geminiPolicy(servers: string[]): string {
+  const rule = (fields: Record<string, unknown>) =>
+    `[[rule]]\n${
+      Object.entries(fields).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join("\n")
+    }\n`;
+  return [
+    rule({
+      toolName: "run_shell_command",
+      // Matched against the call's arguments as JSON, from `"command":"` on: an argument
+      // starting with /, ~, $ or a backquote, or any "..", after rm.
+      commandRegex: String.raw`rm\b(?:.*(?:[\s'=]|\\")(?:/|~|\$|\x60)|.*\.\.)`,
+      decision: "deny",
+      priority: 999,
+      denyMessage: "Only files inside the workspace may be deleted",
+    }),
+    rule({ toolName: "run_shell_command", commandPrefix: "rm", decision: "allow", priority: 998 }),
+    rule({ toolName: ["web_fetch", "google_web_search"], decision: "deny", priority: 998 }),
+    ...servers.map((name) =>
+      rule({ mcpName: name, toolName: "*", decision: "allow", priority: 997 })
+    ),
+  ].join("\n");
+}
+
+/** The JSON object a text ends with (Gemini pretty-prints it over several lines). */
+function trailingJson(text: string): Json | undefined {
+  for (let at = text.lastIndexOf("{"); at >= 0; at = text.lastIndexOf("{", at - 1)) {
+    if (at > 0 && text[at - 1] !== "\n") continue;
+    try {
+      const v = JSON.parse(text.slice(at));
+      if (v && typeof v === "object" && !Array.isArray(v)) return v;
+    } catch { /* not where the object starts */ }
+  }
+  return undefined;
+}
+
+const geminiCli: HeadlessAdapter = {
+  plan(r) {
+    const policy = join(r.scratch, "gemini-policy.toml");
+    const servers = Object.keys(r.mcpServers);
+    const argv = [
+      r.binary,
+      // Headless; the task arrives on stdin, which Gemini puts before this empty prompt.
+      "--prompt=",
+      "--output-format",
+      "json",
+      "--session-id",
+      r.sessionId,
+      "--approval-mode",
+      "auto_edit",
+      "--policy",
+      policy,
+      // The copy is a new folder Gemini has never been told to trust; without this it
+      // refuses to run headless, and it would ignore the agent's settings in the copy.
+      "--skip-trust",
+    ];
+    // Only the agent's servers, from the settings the install wrote into the copy.
+    if (servers.length) argv.push("--allowed-mcp-server-names", servers.join(","));
+    return {
+      argv,
+      // Gemini has no flag to select an agent: the instructions travel with the task.
+      stdin: inlinePrompt(r.agentName, r.instructions, r.message),
+      files: [{ path: policy, content: geminiPolicy(servers) }],
+      sessionId: r.sessionId,
+    };
+  },
+  parse(output, plan) {
+    // The answer is on stdout; a failure's report goes to stderr, in the same shape.
+    const answer = trailingJson(output.stdout);
+    const report = answer ?? trailingJson(output.stderr);
+    if (!report) return plainText(output, plan.sessionId);
+    const sessionId = str(report.session_id) ?? plan.sessionId;
+    const text = (str(report.response) ?? "").trim();
+    const err = report.error as Json | undefined;
+    if (err && !text) {
+      return { text, sessionId, error: str(err.message) ?? str(err.type) ?? "Gemini CLI failed" };
+    }
+    return { text, sessionId };
+  },
+};
+
 /** The adapter for each harness that can run headless. */
 export const ADAPTERS: Readonly<Partial<Record<HarnessKey, HeadlessAdapter>>> = Object.freeze({
   "claude-code": claudeCode,
@@ -353,4 +440,5 @@ export const ADAPTERS: Readonly<Partial<Record<HarnessKey, HeadlessAdapter>>> = 
   "copilot-cli": copilotCli,
   antigravity,
   pi,
+  "gemini-cli": geminiCli,
 });

@@ -365,6 +365,21 @@ const pi: Renderer = (input) => {
   };
 };
 
+/**
+ * Gemini CLI reads Markdown subagents from its agents folder (a name and a description are
+ * required) and MCP servers from its settings file, merged with the user's other settings.
+ */
+const geminiCli: Renderer = (input) => ({
+  agent_profile: {
+    path: profilePath(input),
+    content: withFrontMatter(
+      { name: input.name, description: description(input), kind: "local", model: input.model },
+      input.body,
+    ),
+  },
+  ...mcpFile(input),
+});
+
 /** The renderer for each harness key. */
 export const RENDERERS: Readonly<Record<HarnessKey, Renderer>> = Object.freeze({
   cursor,
@@ -377,4 +392,5 @@ export const RENDERERS: Readonly<Record<HarnessKey, Renderer>> = Object.freeze({
   antigravity,
   goose,
   pi,
+  "gemini-cli": geminiCli,
 });

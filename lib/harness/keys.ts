@@ -17,6 +17,7 @@ export const HARNESS_KEYS = [
   "antigravity",
   "goose",
   "pi",
+  "gemini-cli",
 ] as const;
 
 /** A harness key such as `claude-code`. */

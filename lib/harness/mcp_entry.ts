@@ -53,6 +53,11 @@ function target(
         : { path: "~/.copilot/mcp-config.json", scope: "user", home };
     case "goose":
       return { path: facts.home_mcp_config!, scope: "user", home };
+    case "gemini-cli":
+      if (scope === "user" && env.GEMINI_CLI_HOME) {
+        return { path: "~/.gemini/settings.json", scope, home: env.GEMINI_CLI_HOME };
+      }
+      break;
     case "pi":
       if (scope === "user" && env.PI_CODING_AGENT_DIR) {
         return { path: "~/mcp.json", scope, home: env.PI_CODING_AGENT_DIR };

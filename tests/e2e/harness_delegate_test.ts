@@ -174,6 +174,7 @@ delegateTest("codex", /^[0-9a-f-]{36}$/);
 delegateTest("pi", "chosen");
 delegateTest("opencode", /^ses_/);
 delegateTest("copilot-cli", "chosen");
+delegateTest("gemini-cli", "chosen");
 // As installed: the npm package's worker runs under Node's permission model; the binary's
 // bundle loads harness renderers from its chunks.
 delegateTest("claude-code", "chosen", "npm");
@@ -186,6 +187,7 @@ const HELP: Record<HarnessCliKey, string[]> = {
   pi: ["--help"],
   opencode: ["run", "--help"],
   "copilot-cli": ["--help"],
+  "gemini-cli": ["--help"],
 };
 
 Deno.test("every flag an adapter passes is in the pinned CLI's --help", async () => {

@@ -93,7 +93,7 @@ Deno.test("planHeadlessRun() refuses a task too long for the command line, namin
         assert.ok(err instanceof ObservalError);
         assert.equal(err.code, "FAILED_PRECONDITION");
         assert.match(err.message, /too long for the .* command line/);
-        assert.match(err.remediation ?? "", /Claude Code, OpenCode or Pi/);
+        assert.match(err.remediation ?? "", /Claude Code, OpenCode, Pi or Gemini CLI/);
         return true;
       },
     );

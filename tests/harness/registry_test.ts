@@ -18,7 +18,7 @@ Deno.test("the bundled harness_registry.json is exactly what HarnessRegistrySche
   assert.deepEqual(loadHarnessRegistry(), data);
 });
 
-Deno.test("loadHarnessRegistry() returns all ten harnesses in canonical order", () => {
+Deno.test("loadHarnessRegistry() returns all eleven harnesses in canonical order", () => {
   const registry = loadHarnessRegistry();
   assert.deepEqual(registry.harnesses.map((h) => h.key), [
     "cursor",
@@ -31,6 +31,7 @@ Deno.test("loadHarnessRegistry() returns all ten harnesses in canonical order", 
     "antigravity",
     "goose",
     "pi",
+    "gemini-cli",
   ]);
   assert.deepEqual(registry.harnesses.map((h) => h.key), [...HARNESS_KEYS]);
 });
@@ -49,9 +50,10 @@ Deno.test("loadHarnessRegistry() records the headless facts delegation needs", (
     antigravity: "agy",
     goose: null,
     pi: "pi",
+    "gemini-cli": "gemini",
   });
   const onStdin = registry.harnesses.filter((h) => h.headless.task_on_stdin).map((h) => h.key);
-  assert.deepEqual(onStdin, ["claude-code", "opencode", "pi"]);
+  assert.deepEqual(onStdin, ["claude-code", "opencode", "pi", "gemini-cli"]);
   const withAgentFlag = registry.harnesses.filter((h) => h.headless.agent_flag).map((h) => h.key);
   assert.deepEqual(withAgentFlag, ["kiro", "claude-code", "copilot-cli", "opencode"]);
   for (const h of registry.harnesses) {
@@ -120,6 +122,7 @@ Deno.test("headlessHarnesses() lists every harness that runs headless, without c
     "opencode",
     "antigravity",
     "pi",
+    "gemini-cli",
   ]);
 });
 

@@ -257,6 +257,22 @@ const CASES: Case[] = [
     mcp: "~/.pi/agent/agents/code-reviewer/mcp.json",
     skill: "~/.pi/agent/agents/code-reviewer/skills/review-checklist/SKILL.md",
   },
+  {
+    harness: "gemini-cli",
+    scope: "project",
+    profile: ".gemini/agents/code-reviewer.md",
+    format: "frontmatter",
+    mcp: ".gemini/settings.json",
+    skill: ".gemini/skills/review-checklist/SKILL.md",
+  },
+  {
+    harness: "gemini-cli",
+    scope: "user",
+    profile: "~/.gemini/agents/code-reviewer.md",
+    format: "frontmatter",
+    mcp: "~/.gemini/settings.json",
+    skill: "~/.gemini/skills/review-checklist/SKILL.md",
+  },
 ];
 
 Deno.test("renderInstall() covers every harness that runs headless, plus copilot and goose", () => {
@@ -273,6 +289,7 @@ Deno.test("renderInstall() covers every harness that runs headless, plus copilot
       "antigravity",
       "goose",
       "pi",
+      "gemini-cli",
     ]
   ) {
     assert.ok(covered.has(h), h);
@@ -459,6 +476,15 @@ Deno.test("renderInstall() lists Copilot CLI servers in the profile, typed stdio
   const entry = servers("copilot-cli", snippet)["observal-agents"];
   assert.equal(entry.type, "stdio");
   assert.deepEqual(entry.tools, ["*"]);
+});
+
+Deno.test("renderInstall() gives Gemini CLI a local subagent and its servers under mcpServers", () => {
+  const { config_snippet: snippet } = renderInstall(options("gemini-cli", "project"));
+  // Gemini skips a subagent file without a name and a description.
+  const { fields } = frontMatter(text(snippet.agent_profile));
+  assert.equal(fields.name, "code-reviewer");
+  assert.equal(fields.kind, "local");
+  assert.deepEqual(Object.keys(servers("gemini-cli", snippet)).sort(), ["git", "observal-agents"]);
 });
 
 Deno.test("renderInstall() gives VS Code Copilot a servers map with stdio entries", () => {

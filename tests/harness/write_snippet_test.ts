@@ -646,6 +646,18 @@ const LANDING: Record<string, Partial<Record<Scope, string[]>>> = {
       "H/.pi/agent/agents/code-reviewer/skills/review-checklist/SKILL.md",
     ],
   },
+  "gemini-cli": {
+    project: [
+      "T/.gemini/agents/code-reviewer.md",
+      "T/.gemini/settings.json",
+      "T/.gemini/skills/review-checklist/SKILL.md",
+    ],
+    user: [
+      "H/.gemini/agents/code-reviewer.md",
+      "H/.gemini/settings.json",
+      "H/.gemini/skills/review-checklist/SKILL.md",
+    ],
+  },
 };
 
 /** Parses a written file as its format and returns the data (or the text for Markdown). */

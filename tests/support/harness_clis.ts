@@ -14,7 +14,13 @@ import { fileURLToPath } from "node:url";
 import { netnsSupported } from "./netns.ts";
 
 /** The harnesses whose CLIs the tests install. */
-export type HarnessCliKey = "claude-code" | "codex" | "pi" | "opencode" | "copilot-cli";
+export type HarnessCliKey =
+  | "claude-code"
+  | "codex"
+  | "pi"
+  | "opencode"
+  | "copilot-cli"
+  | "gemini-cli";
 
 /** One pinned CLI: the npm package, its exact version and the binary it installs. */
 export interface HarnessCliPin {
@@ -30,6 +36,7 @@ export const HARNESS_CLI_PINS: Readonly<Record<HarnessCliKey, HarnessCliPin>> = 
   pi: { package: "@mariozechner/pi-coding-agent", version: "0.73.1", binary: "pi" },
   opencode: { package: "opencode-ai", version: "1.18.33", binary: "opencode" },
   "copilot-cli": { package: "@github/copilot", version: "1.0.102", binary: "copilot" },
+  "gemini-cli": { package: "@google/gemini-cli", version: "0.61.0", binary: "gemini" },
 };
 
 /** An installed CLI. */
@@ -48,6 +55,8 @@ export const TEST_MODELS: Readonly<Record<HarnessCliKey, string>> = {
   pi: "fake-model",
   opencode: "fake-model",
   "copilot-cli": "fake-model",
+  // Gemini puts the model name in the request path; the server answers any name.
+  "gemini-cli": "gemini-2.5-flash",
 };
 
 /** The API key every test config sends; the scripted server accepts anything. */
@@ -380,5 +389,26 @@ export function harnessTestEnv(
         COPILOT_PROVIDER_API_KEY: TEST_API_KEY,
         COPILOT_MODEL: TEST_MODELS[key],
       };
+    case "gemini-cli": {
+      const geminiHome = home;
+      // An API key login pointed at the scripted server; without the auth setting Gemini
+      // refuses to start. Usage statistics, telemetry and update checks would phone home.
+      write(
+        join(geminiHome, ".gemini", "settings.json"),
+        JSON.stringify({
+          security: { auth: { selectedType: "gemini-api-key" } },
+          privacy: { usageStatisticsEnabled: false },
+          telemetry: { enabled: false },
+          general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        }),
+      );
+      return {
+        ...base,
+        GEMINI_CLI_HOME: geminiHome,
+        GEMINI_API_KEY: TEST_API_KEY,
+        GOOGLE_GEMINI_BASE_URL: modelUrl,
+        GEMINI_MODEL: TEST_MODELS[key],
+      };
+    }
   }
 }

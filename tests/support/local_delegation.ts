@@ -56,7 +56,7 @@ version: 1.0.0
 description: Fixes small things in a repository
 prompt: |
   You fix small things.
-supported_harnesses: [claude-code, codex, pi, opencode, copilot-cli]
+supported_harnesses: [claude-code, codex, pi, opencode, copilot-cli, gemini-cli]
 ${extra}`;
 }
 
