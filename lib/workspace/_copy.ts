@@ -110,3 +110,49 @@ function isRealDir(path: string): boolean {
     return false;
   }
 }
+
+/** The size of each object in `ids` that the copy has (objects it lacks are left out). */
+export async function objectSizes(
+  copy: Copy,
+  ids: readonly string[],
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const result = await gitInCopy(copy, ["cat-file", "--batch-check=%(objectname) %(objectsize)"], {
+    input: ids.join("\n") + "\n",
+    signal,
+  });
+  for (const line of text(result).split("\n")) {
+    const m = /^([0-9a-f]+) (\d+)$/.exec(line);
+    if (m) out.set(m[1], Number(m[2]));
+  }
+  return out;
+}
+
+/** The content of each blob in `ids` (ids are hex, so one per line is safe). */
+export async function readBlobs(
+  copy: Copy,
+  ids: readonly string[],
+  signal?: AbortSignal,
+): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  if (ids.length === 0) return out;
+  const { stdout } = await gitInCopy(copy, ["cat-file", "--batch"], {
+    input: ids.join("\n") + "\n",
+    signal,
+  });
+  // Each answer: "<id> <type> <size>\n<content>\n", or "<id> missing\n".
+  let at = 0;
+  while (at < stdout.byteLength) {
+    const nl = stdout.indexOf(10, at);
+    if (nl < 0) break;
+    const header = new TextDecoder().decode(stdout.subarray(at, nl)).split(" ");
+    at = nl + 1;
+    if (header.length !== 3) continue;
+    const size = Number(header[2]);
+    out.set(header[0], stdout.subarray(at, at + size));
+    at += size + 1;
+  }
+  return out;
+}

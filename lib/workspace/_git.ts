@@ -90,6 +90,11 @@ export interface RunGitOptions {
   maxOutputBytes?: number;
   /** Builds the error thrown when stdout passes `maxOutputBytes`. */
   tooLarge?: (cap: number) => ObservalError;
+  /**
+   * Receives stdout chunk by chunk instead of collecting it: `stdout` in the result is then
+   * empty and `maxOutputBytes` does not apply (the receiver bounds what it keeps).
+   */
+  onStdout?: (chunk: Uint8Array) => void;
   signal?: AbortSignal;
 }
 
@@ -144,6 +149,7 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
 
     child.stdout.on("data", (chunk: Uint8Array) => {
       if (failure) return;
+      if (options.onStdout) return options.onStdout(chunk);
       outBytes += chunk.byteLength;
       if (outBytes > cap) {
         stop(
@@ -226,6 +232,19 @@ export function formatBytes(n: number): string {
   if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} B`;
+}
+
+/** A size for people: `100 MiB`, `57.2 MiB`, `3.1 KiB`, `100 B`. */
+export function approxBytes(n: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (n < 1024) return `${n} B`;
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1).replace(/\.0$/, "")} ${units[i]}`;
 }
 
 function cancelled(sub: string, reason: unknown): ObservalError {

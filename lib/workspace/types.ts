@@ -73,6 +73,14 @@ export interface ChangeStat {
   deletions: number;
 }
 
+/** A changed file left out of the patch because the patch would pass its size limit. */
+export interface OmittedFile {
+  /** Relative to the copy's top, `/`-separated. */
+  path: string;
+  /** The size of the agent's version of the file (of the removed file, for a deletion). */
+  bytes: number;
+}
+
 /** What `workspaceChanges()` returns. */
 export interface WorkspaceChanges {
   /** The patch as text (UTF-8; invalid bytes replaced). Empty when nothing changed. */
@@ -83,5 +91,11 @@ export interface WorkspaceChanges {
    */
   bytes: Uint8Array;
   notes: string[];
+  /** Diffstat of the patch (files left out do not count). */
   stat: ChangeStat;
+  /**
+   * Changed files left out of the patch, largest first to go, so that the rest fits the
+   * patch size limit. Each also has a note; nothing keeps their content.
+   */
+  omitted: OmittedFile[];
 }

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   createWorkspace,
@@ -46,6 +55,7 @@ Deno.test("workspaceChanges() returns an empty patch when nothing changed", asyn
     bytes: new Uint8Array(),
     notes: [],
     stat: { files: 0, insertions: 0, deletions: 0 },
+    omitted: [],
   });
 });
 
@@ -110,21 +120,67 @@ Deno.test("workspaceChanges() leaves setup paths out and notes the ones the agen
   assertRoundTrip(sb, repo, w, changes.bytes, baseline.setupPaths);
 });
 
-Deno.test("workspaceChanges() refuses a patch past the cap and names it", async () => {
+Deno.test("workspaceChanges() leaves the largest changes out when the patch would pass the cap", async () => {
   using sb = sandbox();
-  const { ws, w } = await setup(sb);
+  const { repo, ws, w } = await setup(sb, { "tabbed\tbig.txt": "old\n" });
   const baseline = await markBaseline(ws);
-  write(join(w, "big.txt"), "line\n".repeat(2000));
-  await assert.rejects(
-    workspaceChanges(ws, baseline, { maxPatchBytes: 4096 }),
-    (err: Error & { code?: string }) => {
-      assert.equal(err.code, "RESOURCE_EXHAUSTED");
-      assert.match(err.message, /larger than the 4 KiB cap/);
-      return true;
-    },
+  const big = "line\n".repeat(2000); // 10000 bytes
+  write(join(w, "big ünï.txt"), big);
+  write(join(w, "tabbed\tbig.txt"), big);
+  write(join(w, "README.md"), "one\nTWO\nthree\n");
+  write(join(w, "new.txt"), "new\n");
+  const changes = await workspaceChanges(ws, baseline, { maxPatchBytes: 4096 });
+  assert.deepEqual(changes.omitted, [
+    { path: "big ünï.txt", bytes: 10000 },
+    { path: "tabbed\tbig.txt", bytes: 10000 },
+  ]);
+  assert.deepEqual(changes.stat, { files: 2, insertions: 2, deletions: 1 });
+  assert.ok(changes.bytes.byteLength <= 4096);
+  assert.match(changes.patch, /^diff --git a\/README\.md b\/README\.md$/m);
+  assert.match(changes.patch, /^diff --git a\/new\.txt b\/new\.txt$/m);
+  assert.doesNotMatch(changes.patch, /big/);
+  assert.deepEqual(changes.notes, [
+    'The agent\'s change to "big ünï.txt" (9.8 KiB) was left out of the patch, which would ' +
+    "otherwise pass its 4 KiB limit; the copy is removed after the run, so that change is " +
+    "not kept anywhere",
+    'The agent\'s change to "tabbed\\tbig.txt" (9.8 KiB) was left out of the patch, which ' +
+    "would otherwise pass its 4 KiB limit; the copy is removed after the run, so that change " +
+    "is not kept anywhere",
+  ]);
+  // Without the left-out files, the patch reproduces the agent's tree.
+  rmSync(join(w, "big ünï.txt"));
+  write(join(w, "tabbed\tbig.txt"), "old\n");
+  assertRoundTrip(sb, repo, w, changes.bytes);
+});
+
+Deno.test("workspaceChanges() leaves a 100 MiB new file out of the patch and keeps the rest", async () => {
+  using sb = sandbox();
+  const { repo, ws, w } = await setup(sb);
+  const baseline = await markBaseline(ws);
+  const size = 100 * 1024 * 1024;
+  const block = new TextEncoder().encode("a line of a very large generated file\n".repeat(1638));
+  mkdirSync(join(w, "data"));
+  const fd = openSync(join(w, "data", "huge.txt"), "w");
+  try {
+    for (let left = size; left > 0; left -= block.byteLength) {
+      writeSync(fd, block, 0, Math.min(left, block.byteLength));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  write(join(w, "README.md"), "one\ntwo\nthree\nfour\n");
+  const changes = await workspaceChanges(ws, baseline);
+  assert.deepEqual(changes.omitted, [{ path: "data/huge.txt", bytes: size }]);
+  assert.deepEqual(changes.stat, { files: 1, insertions: 1, deletions: 0 });
+  assert.match(changes.patch, /^\+four$/m);
+  assert.doesNotMatch(changes.patch, /huge/);
+  assert.equal(changes.notes.length, 1);
+  assert.match(
+    changes.notes[0],
+    /^The agent's change to "data\/huge\.txt" \(100 MiB\) was left out of the patch, .*64 MiB limit; .*not kept anywhere$/,
   );
-  const changes = await workspaceChanges(ws, baseline, { maxPatchBytes: 64 * 1024 });
-  assert.equal(changes.stat.insertions, 2000);
+  rmSync(join(w, "data"), { recursive: true });
+  assertRoundTrip(sb, repo, w, changes.bytes);
 });
 
 Deno.test("workspaceChanges() is not fooled by the agent's git commands and config in its copy", async () => {
@@ -186,4 +242,27 @@ Deno.test("workspaceChanges() refuses a copy whose .git now points at the caller
   assertSameSnapshot(before, snapshot(repo), "the caller's repository");
   assert.ok(existsSync(join(repo, ".git", "HEAD")));
   assert.equal(git(repo, sb.env, "status", "--porcelain").trim(), "");
+});
+
+Deno.test("workspaceChanges() does not report a $schema key a harness added to an install file", async () => {
+  using sb = sandbox();
+  const { ws, w } = await setup(sb);
+  // The install writes three JSON configs; the harness then rewrites them on start.
+  write(join(w, "opencode.json"), '{"agent":{"rev":{"model":"m"}}}\n');
+  write(join(w, "other.json"), '{"$schema":"https://a.example/1.json","x":1}\n');
+  write(join(w, "real.json"), '{"x":1}\n');
+  const baseline = await markBaseline(ws, ["opencode.json", "other.json", "real.json"]);
+  write(
+    join(w, "opencode.json"),
+    '{\n  "$schema": "https://opencode.ai/config.json",\n  "agent": { "rev": { "model": "m" } }\n}\n',
+  );
+  write(join(w, "other.json"), '{"x":1,"$schema":"https://a.example/2.json"}\n');
+  write(join(w, "real.json"), '{"$schema":"https://a.example/1.json","x":2}\n');
+  write(join(w, "README.md"), "changed\n");
+  const changes = await workspaceChanges(ws, baseline);
+  assert.deepEqual(changes.notes, [
+    "The agent also changed files the agent install wrote; those changes are not in the " +
+    "patch: real.json",
+  ]);
+  assert.equal(changes.stat.files, 1);
 });
