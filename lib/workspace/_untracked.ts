@@ -23,7 +23,16 @@ export interface UntrackedCopy {
   /** Untracked nested repositories (`ls-files` lists them as `dir/`), never copied. */
   nested: number;
   /** Entries that vanished, were not files or links, or had no safe place in the copy. */
-  other: number;
+  skipped: SkippedEntry[];
+}
+
+/** An untracked entry left out of the copy, not for the size cap nor as a nested repository. */
+export interface SkippedEntry {
+  /** As `ls-files` listed it. */
+  path: string;
+  kind: "link" | "file" | "other";
+  /** Why, as a clause: "its folder in the copy is a link or a file". */
+  why: string;
 }
 
 /**
@@ -38,7 +47,9 @@ export function copyUntracked(
   maxBytes: number,
   signal?: AbortSignal,
 ): UntrackedCopy {
-  const out: UntrackedCopy = { copied: 0, overCap: 0, nested: 0, other: 0 };
+  const out: UntrackedCopy = { copied: 0, overCap: 0, nested: 0, skipped: [] };
+  const skip = (path: string, kind: SkippedEntry["kind"], why: string) =>
+    out.skipped.push({ path, kind, why });
   const dirs = new SafeDirs(to);
   let total = 0;
   for (const rel of paths) {
@@ -51,11 +62,12 @@ export function copyUntracked(
     try {
       st = lstatSync(join(from, rel));
     } catch {
-      out.other++;
+      skip(rel, "other", "it disappeared while the copy was made");
       continue;
     }
-    if (!st.isSymbolicLink() && !st.isFile()) {
-      out.other++;
+    const kind = st.isSymbolicLink() ? "link" : st.isFile() ? "file" : "other";
+    if (kind === "other") {
+      skip(rel, kind, "it is neither a regular file nor a link");
       continue;
     }
     if (st.isFile() && total + st.size > maxBytes) {
@@ -64,7 +76,7 @@ export function copyUntracked(
     }
     const parent = dirname(rel);
     if (parent !== "." && !dirs.make(parent)) {
-      out.other++;
+      skip(rel, kind, "its folder in the copy is a link or a file, not a folder");
       continue;
     }
     const src = join(from, rel);
@@ -80,8 +92,8 @@ export function copyUntracked(
         total += st.size;
       }
       out.copied++;
-    } catch {
-      out.other++;
+    } catch (err) {
+      skip(rel, kind, `it could not be made there (${(err as Error).message})`);
     }
   }
   return out;

@@ -19,7 +19,7 @@ import {
   text,
 } from "./_git.ts";
 import { copySettings } from "./_settings.ts";
-import { copyUntracked, SafeDirs } from "./_untracked.ts";
+import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
 import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
 import { WORKSPACE_PREFIX, workspacesDir } from "./workspace_roots.ts";
@@ -227,6 +227,8 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     );
   }
 
+  notes.push(...skippedNotes(untracked.skipped));
+
   // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the clone's.
   const cloneIndex = join(worktree, ".git", "index");
   let startTree: string;
@@ -260,6 +262,22 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     startTree,
     git,
   };
+}
+
+/** How many left-out untracked entries get a note of their own. */
+const SKIPPED_NOTES = 10;
+
+/** A note per untracked entry left out (the first few), naming it and saying why. */
+function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
+  const what = { link: "link", file: "file", other: "entry" } as const;
+  const notes = skipped.slice(0, SKIPPED_NOTES).map((s) =>
+    `The untracked ${what[s.kind]} ${JSON.stringify(s.path)} was left out of the copy: ${s.why}`
+  );
+  const more = skipped.length - SKIPPED_NOTES;
+  if (more > 0) {
+    notes.push(`${more} more untracked entr${more === 1 ? "y was" : "ies were"} left out too`);
+  }
+  return notes;
 }
 
 /** The caller's repository top, or undefined when `cwd` is not in a working tree. */

@@ -247,6 +247,33 @@ Deno.test("createWorkspace() notes uncommitted changes it cannot apply and start
   assert.ok(!existsSync(join(ws.worktree, "GIT~1")));
 });
 
+Deno.test("createWorkspace() names each untracked link it leaves out, and why", async () => {
+  using sb = sandbox();
+  const repo = basicRepo(sb);
+  write(join(repo, "docs"), "a file at HEAD\n");
+  commitAll(repo, sb.env);
+  // The caller turned the file into a folder holding untracked entries. The uncommitted
+  // changes cannot be carried over (see the test above), so the copy still has the file
+  // where those entries would go.
+  git(repo, sb.env, "config", "core.protectNTFS", "false");
+  write(join(repo, "GIT~1", "x.txt"), "x\n");
+  git(repo, sb.env, "add", "GIT~1/x.txt");
+  Deno.removeSync(join(repo, "docs"));
+  link("../README.md", join(repo, "docs", "readme-link"));
+  write(join(repo, "docs", "page.md"), "page\n");
+  link("README.md", join(repo, "top-link"));
+  const ws = asGit(await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }));
+  const notes = ws.notes.filter((n) => n.startsWith("The untracked"));
+  assert.deepEqual(notes, [
+    'The untracked file "docs/page.md" was left out of the copy: its folder in the copy is a ' +
+    "link or a file, not a folder",
+    'The untracked link "docs/readme-link" was left out of the copy: its folder in the copy ' +
+    "is a link or a file, not a folder",
+  ]);
+  assert.equal(readlinkSync(join(ws.worktree, "top-link")), "README.md");
+  assert.equal(readFileSync(join(ws.worktree, "docs"), "utf8"), "a file at HEAD\n");
+});
+
 Deno.test("createWorkspace() on an unborn branch starts from the empty tree plus the caller's files", async () => {
   using sb = sandbox();
   const repo = initRepo(sb);
