@@ -349,19 +349,30 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const changes = await workspaceChanges(ws, baseline);
   const notes = [...ws.notes, ...changes.notes];
   if (notes.length) observal(deps, id, { notes });
+  // The harness's own words for what went wrong, when it said any.
+  const { headlessErrorLine } = await import("../harness/mod.ts");
+  const said = () =>
+    headlessErrorLine(harness, { stdout, stderr: stripAnsi(stderr), exitCode: exit.code }, result);
   if (exit.code !== 0 || result.error) {
-    const tail = stripAnsi(stderr).trim().slice(-800);
-    const reason = result.error ??
-      (tail ||
-        `${facts.display_name} exited with ${
-          exit.code === null ? `signal ${exit.signal}` : `code ${exit.code}`
-        }`);
-    return { state: "TASK_STATE_FAILED", text: reason, log: logs.stderr };
-  }
-  if (!result.text && !changes.patch) {
+    const line = said();
+    const how = exit.code === null
+      ? `was stopped by ${exit.signal}`
+      : exit.code === 0
+      ? "reported an error"
+      : `exited with code ${exit.code}`;
     return {
       state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} returned no answer and made no changes.`,
+      text: `${facts.display_name} ${how}${line ? `: ${line}` : ""}`,
+      log: logs.stderr,
+    };
+  }
+  if (!result.text && !changes.patch) {
+    const line = said();
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} returned no answer and made no changes${
+        line ? `: ${line}` : ""
+      }`,
       log: logs.stderr,
     };
   }

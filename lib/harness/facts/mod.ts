@@ -50,6 +50,7 @@ export {
   stdinHarnessNames,
   stripAnsi,
 } from "../headless.ts";
+export { headlessErrorLine, MAX_ERROR_LINE } from "../headless_error.ts";
 export { piAgentDir, type PiTrust, piTrust } from "../pi_trust.ts";
 export {
   type InstallLock,
