@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -49,7 +50,10 @@ exit "\${FAKE_EXIT:-0}"
 `;
 
 async function setup(): Promise<LocalPlayground & { log: string }> {
-  const pg = await localPlayground();
+  // These tests cover the run's rules with no sandbox: the stand-in logs outside its copy,
+  // and a worker killed here must leave its child running (in a sandbox it dies with the
+  // worker). sandbox_escape_test.ts and harness_delegate_test.ts cover the sandbox.
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
   pg.program("claude", FAKE_CLAUDE);
   return Object.assign(pg, { log: join(pg.root, "child.log") });
 }
@@ -442,6 +446,40 @@ Deno.test("reconcile --dry-run says what it would do; reconcile settles, reaps, 
     );
   } finally {
     killIfAlive(child);
+    await pg.close();
+  }
+});
+
+Deno.test("delegate run: a home, OBSERVAL_HOME and repository reached through symlinks work, sandboxed or not", async () => {
+  const pg = await setup();
+  try {
+    // Each place the caller names is a link to where it really is.
+    const links = join(pg.root, "links");
+    mkdirSync(links);
+    symlinkSync(pg.root, join(links, "user-home"));
+    symlinkSync(pg.home, join(links, "observal-home"));
+    symlinkSync(pg.repo, join(links, "repo"));
+    const env = {
+      HOME: join(links, "user-home"),
+      OBSERVAL_HOME: join(links, "observal-home"),
+      PWD: join(links, "repo"),
+      FAKE_ACTIONS: "printf 'through links\\n' > linked.txt",
+    };
+    const before = treeOf(pg.repo);
+    for (const sandbox of ["on", "off"]) {
+      const r = await pg.json(
+        ["delegate", "run", pg.identifier, "--sandbox", sandbox, "--", "Write it."],
+        { env, cwd: join(links, "repo") },
+      );
+      const task = r.body as unknown as Task;
+      assert.equal(r.code, 0, `${sandbox}: ${r.stderr}\n${JSON.stringify(task.status)}`);
+      assert.equal(task.metadata.observal.sandbox, sandbox === "on" ? "bwrap" : "none");
+      const patch = readFileSync(task.metadata.observal.patchPath!, "utf8");
+      assert.match(patch, /^\+through links$/m);
+      assert.deepEqual(treeOf(pg.repo), before);
+      assert.deepEqual(workspaces(pg), []);
+    }
+  } finally {
     await pg.close();
   }
 });
