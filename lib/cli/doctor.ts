@@ -228,6 +228,37 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
   return checks;
 }
 
+/**
+ * Which sandbox registry agents' harnesses get here, and why: `on` without one is a
+ * problem (every run would be refused); `auto` without one is said, with its fix.
+ */
+async function sandboxCheck(ctx: Context): Promise<Check> {
+  const { chooseSandbox, probeSandbox, sandboxMode } = await import("../runner/mod.ts");
+  const { readConfig } = await import("../core/config.ts");
+  try {
+    const mode = sandboxMode(undefined, ctx.env, readConfig(ctx));
+    const choice = chooseSandbox(mode, () => probeSandbox(ctx.home, ctx.env));
+    if (choice.kind === "none") {
+      return {
+        check: "sandbox",
+        status: "info",
+        detail: `sandbox = ${mode}: harness children run unsandboxed (${choice.reason})`,
+        fix: mode === "off"
+          ? undefined
+          : "Install bubblewrap, or set sandbox to off to accept unsandboxed runs",
+      };
+    }
+    return {
+      check: "sandbox",
+      status: "ok",
+      detail: `sandbox = ${mode}: harness children run in ${choice.kind} (${choice.reason})`,
+    };
+  } catch (err) {
+    const e = toObservalError(err);
+    return { check: "sandbox", status: "problem", detail: e.message, fix: e.remediation };
+  }
+}
+
 const MARK = { ok: "ok ", problem: "!! ", info: "-  " } as const;
 
 /** `observal doctor`. */
@@ -240,6 +271,7 @@ export const doctorCommand: Command = {
       ...runtimeChecks(ctx),
       await storeCheck(ctx),
       await registryCheck(ctx),
+      await sandboxCheck(ctx),
       ...(await harnessChecks(ctx)),
     ];
     const problems = checks.filter((c) => c.status === "problem").length;

@@ -124,3 +124,36 @@ Deno.test("doctor reports an API key the registry rejects", async () => {
     s.done();
   }
 });
+
+Deno.test("doctor says which sandbox harness children get, and why there is none", async () => {
+  const s = setup();
+  try {
+    // A PATH without bubblewrap: auto runs unsandboxed and says how to fix it; on refuses.
+    const bare = { ...s.env, PATH: s.bin };
+    const auto = (await doctor(bare, s.project)).body.checks.find((c) => c.check === "sandbox")!;
+    assert.equal(auto.status, "info");
+    assert.match(
+      auto.detail,
+      /sandbox = auto: harness children run unsandboxed \(bubblewrap is not installed/,
+    );
+    assert.match(auto.fix ?? "", /Install bubblewrap/);
+    const on = (await doctor({ ...bare, OBSERVAL_SANDBOX: "on" }, s.project)).body.checks
+      .find((c) => c.check === "sandbox")!;
+    assert.equal(on.status, "problem");
+    assert.match(on.detail, /The sandbox is required \(sandbox = on\)/);
+    const bad = (await doctor({ ...s.env, OBSERVAL_SANDBOX: "maybe" }, s.project)).body.checks
+      .find((c) => c.check === "sandbox")!;
+    assert.equal(bad.status, "problem");
+    assert.match(bad.detail, /OBSERVAL_SANDBOX is "maybe"/);
+    // Where bubblewrap works (CI installs it), that is what runs.
+    if (Deno.build.os === "linux") {
+      const found = (await doctor(s.env, s.project)).body.checks.find((c) =>
+        c.check === "sandbox"
+      )!;
+      assert.equal(found.status, "ok", found.detail);
+      assert.match(found.detail, /run in bwrap/);
+    }
+  } finally {
+    s.done();
+  }
+});
