@@ -22,7 +22,7 @@ import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
-import type { HarnessKey } from "../harness/facts/mod.ts";
+import { type HarnessKey, piSessionRoot } from "../harness/facts/mod.ts";
 import type { SandboxChoice } from "../runner/mod.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";
@@ -1077,6 +1077,8 @@ export function localPermissions(
   if (platform === "linux") run.push("cat", "readlink", "find");
   if (platform === "darwin") run.push("ps", "lsof");
   const write = [...files.write, workspaces];
+  // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
+  if (harness.key === "pi") write.push(piSessionRoot(ctx.env));
   const sandbox = harness.sandbox;
   if (sandbox?.tool && sandbox.fence) {
     run.push(sandbox.tool);

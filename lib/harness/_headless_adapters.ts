@@ -10,6 +10,7 @@
 import { join } from "../core/paths.ts";
 import type { HeadlessAdapter, HeadlessOutput, HeadlessResult } from "./headless.ts";
 import { inlinePrompt, stripAnsi } from "./headless.ts";
+import { piSessionFile } from "./pi_session.ts";
 import type { HarnessKey } from "./registry.ts";
 
 type Json = Record<string, unknown>;
@@ -313,13 +314,15 @@ const antigravity: HeadlessAdapter = {
 const pi: HeadlessAdapter = {
   plan(r) {
     // Pi has no session-id flag, but it continues a session file it is given: one we
-    // write with our id in its header makes that id the session's.
-    const session = join(r.scratch, "pi-sessions", `${r.sessionId}.jsonl`);
+    // write with our id in its header makes that id the session's. It goes where Pi keeps
+    // its sessions, named as Pi names them, so the transcript outlives the copy.
+    const now = r.now ?? new Date();
+    const session = piSessionFile(r.env ?? {}, r.workdir, r.sessionId, now);
     const header = {
       type: "session",
       version: 3,
       id: r.sessionId,
-      timestamp: (r.now ?? new Date()).toISOString(),
+      timestamp: now.toISOString(),
       cwd: r.workdir,
     };
     return {

@@ -43,7 +43,10 @@ export interface HeadlessPlan {
   argv: string[];
   /** Written to stdin (then closed); undefined = no stdin. */
   stdin?: string;
-  /** Files to write before the run (absolute paths, inside the scratch folder). */
+  /**
+   * Files to write before the run (absolute paths): inside the scratch folder, or a
+   * session file where the harness keeps its sessions.
+   */
   files: { path: string; content: string }[];
   /** Variables to set for the child on top of its environment. */
   env?: Record<string, string>;
