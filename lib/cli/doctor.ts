@@ -136,7 +136,7 @@ async function registryCheck(ctx: Context): Promise<Check> {
 
 async function harnessChecks(ctx: Context): Promise<Check[]> {
   const { harnessOptions } = await import("../delegation/runnable/mod.ts");
-  const { findDelegationEntry, getHarness, HARNESS_KEYS, piTrust } = await import(
+  const { findDelegationEntry, getHarness, HARNESS_KEYS, piTrust, piTrustFix } = await import(
     "../harness/mod.ts"
   );
   const { probeMcpServer } = await import("../mcp/probe_server.ts");
@@ -154,9 +154,7 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
           check: `harness ${o.key}`,
           status: "info",
           detail: `cannot run here: ${o.unavailable}`,
-          fix: o.unavailable?.includes("trust")
-            ? "Open the repository in pi and run /trust, if you trust it"
-            : `Install ${o.name} so that ${o.program} is on PATH, to delegate with it`,
+          fix: o.fix ?? `Install ${o.name} so that ${o.program} is on PATH, to delegate with it`,
         },
     );
   }
@@ -214,7 +212,7 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
       );
     }
   }
-  if (options.find((o) => o.key === "pi" && (o.binary || o.unavailable?.includes("trust")))) {
+  if (options.find((o) => o.key === "pi" && (o.binary || o.fix))) {
     const trust = piTrust(ctx.cwd, ctx.env);
     checks.push({
       check: "pi trust",
@@ -222,7 +220,7 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
       detail: trust.trusted
         ? `Pi trusts ${ctx.cwd} (${trust.source})`
         : `Pi does not trust ${ctx.cwd}, so Pi agents are not delegated to here`,
-      fix: trust.trusted ? undefined : "Open the repository in pi and run /trust, if you trust it",
+      fix: trust.trusted ? undefined : piTrustFix(ctx.cwd, trust),
     });
   }
   return checks;

@@ -13,6 +13,7 @@ import {
   headlessHarnesses,
   normalizeHarness,
   piTrust,
+  piTrustFix,
 } from "../harness/facts/mod.ts";
 import { findExecutable } from "../process/find_executable.ts";
 
@@ -27,6 +28,8 @@ export interface HarnessOption {
   binary?: string;
   /** Why it cannot run here, when it cannot. */
   unavailable?: string;
+  /** What makes it usable when it is installed but refused here (Pi's trust). */
+  fix?: string;
   /** Where the harness keeps the trust decision a run depends on (Pi's agent folder). */
   trustDir?: string;
 }
@@ -52,7 +55,8 @@ export function harnessOption(key: HarnessKey, env: Env, cwd: string): HarnessOp
       return {
         ...option,
         unavailable:
-          "Pi does not trust this repository yet, and a headless Pi run would execute its project extensions",
+          `Pi does not trust ${cwd}, and a headless Pi run would execute its project extensions`,
+        fix: piTrustFix(cwd, trust),
       };
     }
     return { ...option, binary, trustDir: trust.agentDir };
@@ -73,9 +77,15 @@ export interface HarnessChoiceInput {
   agentName: string;
 }
 
+/** What to install, or for an installed harness refused here (Pi) how to unblock it. */
 function installAdvice(options: readonly HarnessOption[], among?: readonly string[]): string {
   const wanted = options.filter((o) => !among || among.length === 0 || among.includes(o.key));
-  return `Install one of: ${wanted.map((o) => `${o.name} (${o.program})`).join(", ")}`;
+  const missing = wanted.filter((o) => !o.fix);
+  const advice = missing.length
+    ? [`Install one of: ${missing.map((o) => `${o.name} (${o.program})`).join(", ")}`]
+    : [];
+  for (const o of wanted) if (o.fix) advice.push(o.fix);
+  return advice.map((a, i) => i === 0 ? a : `or ${a[0].toLowerCase()}${a.slice(1)}`).join("; ");
 }
 
 /**
@@ -109,9 +119,10 @@ export function chooseHarness(
         "FAILED_PRECONDITION",
         `${option.name} cannot run an agent headless on this machine: ${option.unavailable}`,
         {
-          remediation: usableNames
-            ? `Install ${option.name} (${option.program}), or use one that can run here: ${usableNames}`
-            : `Install ${option.name} (${option.program})`,
+          remediation: [
+            option.fix ?? `Install ${option.name} (${option.program})`,
+            usableNames ? `or use one that can run here: ${usableNames}` : undefined,
+          ].filter(Boolean).join(", "),
           resource: key,
         },
       );

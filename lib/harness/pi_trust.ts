@@ -80,3 +80,27 @@ export function piTrust(dir: string, env: Env): PiTrust {
   }
   return { trusted: false, source: "none", agentDir };
 }
+
+/**
+ * How to make Pi trust `dir`, as one instruction naming Pi's own trust file and the entry
+ * to set there (Pi has no command for it): change the `false` that decided, or add one.
+ *
+ * @param dir the directory that should be trusted (resolved here)
+ * @param trust what {@linkcode piTrust} answered for it
+ * @returns a sentence without a final period
+ *
+ * @example
+ * ```ts
+ * piTrustFix("/home/u/repo", { trusted: false, source: "none", agentDir: "/home/u/.pi/agent" });
+ * // 'If you trust /home/u/repo, add "/home/u/repo": true to /home/u/.pi/agent/trust.json ...'
+ * ```
+ */
+export function piTrustFix(dir: string, trust: PiTrust): string {
+  const file = join(trust.agentDir, "trust.json");
+  const at = resolve(dir);
+  if (isAbsolute(trust.source)) {
+    return `If you trust ${at}, change "${trust.source}": false to true in ${file}`;
+  }
+  return `If you trust ${at}, add "${at}": true to ${file} (a JSON object of folder paths; ` +
+    `create it if it is missing)`;
+}

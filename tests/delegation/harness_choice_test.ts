@@ -122,6 +122,32 @@ Deno.test("chooseHarness() names what to install when nothing here can run the a
   }
 });
 
+Deno.test("chooseHarness() tells how to make Pi trust the repository, not to install Pi", () => {
+  const m = machine(["pi", "claude"]);
+  try {
+    const options = harnessOptions(m.env, m.repo);
+    const pi = options.find((o) => o.key === "pi")!;
+    assert.equal(pi.binary, undefined);
+    const trustFile = join(m.root, ".pi", "agent", "trust.json");
+    const entry = `"${m.repo}": true`;
+    const strict = refusal(() =>
+      chooseHarness({ supported: [], required: "pi", options, agentName: "reviewer" })
+    );
+    assert.match(strict.message, new RegExp(`Pi does not trust ${m.repo}`));
+    assert.ok(strict.remediation!.includes(`add ${entry} to ${trustFile}`), strict.remediation);
+    assert.match(strict.remediation!, /or use one that can run here: claude-code$/);
+    assert.doesNotMatch(strict.remediation!, /Install/);
+    const only = refusal(() =>
+      chooseHarness({ supported: ["pi", "codex"], options, agentName: "reviewer" })
+    );
+    assert.ok(only.remediation!.startsWith("Install one of: Codex (codex); or if you trust"));
+    assert.ok(only.remediation!.includes(`add ${entry} to ${trustFile}`), only.remediation);
+    assert.deepEqual(runnableHere(["pi"], options), { runnable: false, missing: pi.fix });
+  } finally {
+    m.close();
+  }
+});
+
 Deno.test("runnableHere() marks agents by the harnesses installed here", () => {
   const options: HarnessOption[] = [
     { key: "claude-code", name: "Claude Code", program: "claude", binary: "/b/claude" },

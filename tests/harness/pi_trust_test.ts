@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { piAgentDir, piTrust } from "../../lib/harness/mod.ts";
+import { piAgentDir, piTrust, piTrustFix } from "../../lib/harness/mod.ts";
 
 function setup() {
   const home = mkdtempSync(join(tmpdir(), "observal-pi-"));
@@ -108,3 +108,25 @@ Deno.test("piAgentDir() honours PI_CODING_AGENT_DIR, with ~ expanded", () => {
   assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "~/pi" }), "/h/pi");
   assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "/opt/pi" }), "/opt/pi");
 });
+
+Deno.test(
+  "piTrustFix() names Pi's trust file and the entry that makes the repository trusted",
+  withPi((s) => {
+    const file = join(s.agentDir, "trust.json");
+    const none = piTrustFix(s.repo, piTrust(s.repo, s.env));
+    assert.equal(
+      none,
+      `If you trust ${s.repo}, add "${s.repo}": true to ${file} (a JSON object of folder ` +
+        `paths; create it if it is missing)`,
+    );
+    // Following the advice is enough for Pi (and us) to trust it.
+    writeFileSync(file, JSON.stringify({ [s.repo]: true }));
+    assert.equal(piTrust(s.repo, s.env).trusted, true);
+    // A false on the repository is named as the entry to change.
+    writeFileSync(file, JSON.stringify({ [s.repo]: false, [s.home]: true }));
+    assert.equal(
+      piTrustFix(join(s.repo, "sub"), piTrust(join(s.repo, "sub"), s.env)),
+      `If you trust ${join(s.repo, "sub")}, change "${s.repo}": false to true in ${file}`,
+    );
+  }),
+);
