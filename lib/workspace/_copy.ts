@@ -6,6 +6,7 @@
 import { copyFileSync, lstatSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { ObservalError } from "../core/mod.ts";
+import { copyFilterPins } from "./_filters.ts";
 import { type GitResult, runGit, type RunGitOptions, text } from "./_git.ts";
 import type { GitSettings } from "./types.ts";
 import { exists } from "./workspace_roots.ts";
@@ -48,7 +49,8 @@ export function gitInCopy(
  * Records the copy's working tree as a tree object: a private index seeded from `seed`
  * (so git reuses its stat data instead of hashing every file again), `add -A`,
  * `write-tree`. No commit, ref, hook or signature is involved; ignored files never
- * enter the tree.
+ * enter the tree. Both commands may run clean filters: once the agent has had the copy,
+ * pass the copy {@linkcode withCallerFilters} returns.
  */
 export async function recordTree(
   copy: Copy,
@@ -61,6 +63,24 @@ export async function recordTree(
   const env = { GIT_INDEX_FILE: index };
   await gitInCopy(copy, ["add", "-A"], { env, signal });
   return text(await gitInCopy(copy, ["write-tree"], { env, signal }));
+}
+
+/**
+ * The copy with every filter its own config defines beyond the caller's switched off (the
+ * agent may have added one): git commands in the copy (`add`, even `write-tree`) run clean
+ * filters, and ours run outside any sandbox.
+ *
+ * @throws {ObservalError} `FAILED_PRECONDITION` when the agent changed a filter of the
+ *   caller's in a way the copy cannot undo.
+ */
+export async function withCallerFilters(copy: Copy, signal?: AbortSignal): Promise<Copy> {
+  const pins = await copyFilterPins(
+    copy.worktree,
+    copy.git,
+    (args) => gitInCopy(copy, args, { okCodes: [0, 1], signal }),
+  );
+  if (pins.length === 0) return copy;
+  return { ...copy, git: { ...copy.git, config: [...copy.git.config, ...pins] } };
 }
 
 /**

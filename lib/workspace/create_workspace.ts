@@ -18,6 +18,7 @@ import {
   runGit,
   text,
 } from "./_git.ts";
+import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
 import { copySettings } from "./_settings.ts";
 import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
@@ -126,10 +127,11 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
   const caller = (args: string[], okCodes?: number[]) =>
     runGit(args, { cwd: top, settings, okCodes, signal });
 
-  const [commonDir, headOut, config] = await Promise.all([
+  const [commonDir, headOut, content, filters] = await Promise.all([
     caller(["rev-parse", "--path-format=absolute", "--git-common-dir"]).then(text),
     caller(["rev-parse", "-q", "--verify", "HEAD^{commit}"], [0, 1]),
     copySettings(top, settings, signal),
+    planFilters(top, settings, signal),
   ]);
   const head = headOut.code === 0 ? text(headOut) : undefined;
   // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
@@ -143,7 +145,11 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     }),
   );
   const worktree = join(root, "worktree");
-  const git: GitSettings = { ...settings, config };
+  const git: GitSettings = {
+    ...settings,
+    config: [...content, ...filters.config],
+    filters: filters.reproduced,
+  };
   const copy = { worktree, scratch, git };
   const workers = String(
     options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
@@ -171,6 +177,7 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
       );
       // Without a remote, a `git push` the agent runs cannot reach the caller's repository.
       await gitInCopy(copy, ["remote", "remove", "origin"], { signal });
+      copyInfoFiles(commonDir, worktree);
       if (head) {
         await gitInCopy(copy, ["checkout", "--detach", "--quiet", head], {
           config: [`checkout.workers=${workers}`],
@@ -187,10 +194,10 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
       },
     ),
     caller(["ls-files", "-z", "--others", "--exclude-standard"]).then(nulFields),
+    assertNoRefusedFilter(top, filters, settings, signal),
   ]);
 
   const notes: string[] = [];
-  copyExcludes(commonDir, worktree);
 
   let overlaid = false;
   let why = "";
@@ -306,14 +313,19 @@ async function findRepository(
   );
 }
 
-/** The caller's `info/exclude`, so the copy ignores what the caller ignores. */
-function copyExcludes(commonDir: string, worktree: string): void {
+/**
+ * The caller's `info/exclude` and `info/attributes`, so the copy ignores what the caller
+ * ignores and converts files (filters, line endings) as the caller does.
+ */
+function copyInfoFiles(commonDir: string, worktree: string): void {
   const info = join(worktree, ".git", "info");
   mkdirSync(info, { recursive: true });
-  try {
-    copyFileSync(join(commonDir, "info", "exclude"), join(info, "exclude"));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  for (const name of ["exclude", "attributes"]) {
+    try {
+      copyFileSync(join(commonDir, "info", name), join(info, name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { ObservalError } from "../core/mod.ts";
-import { assertOwnGitDir, gitInCopy, indexFile, recordTree } from "./_copy.ts";
+import { assertOwnGitDir, gitInCopy, indexFile, recordTree, withCallerFilters } from "./_copy.ts";
 import { nulFields } from "./_git.ts";
 import type { Baseline, GitWorkspace, Workspace } from "./types.ts";
 
@@ -35,10 +35,11 @@ export async function markBaseline(
   if (ws.kind !== "git") return { setupPaths: [] };
   const written = writtenPaths.map((p) => topPath(ws, p));
   assertOwnGitDir(ws);
-  const baseTree = await recordTree(ws, "base", indexFile(ws, "start"), options.signal);
+  const copy = await withCallerFilters(ws, options.signal);
+  const baseTree = await recordTree(copy, "base", indexFile(ws, "start"), options.signal);
   const changed = baseTree === ws.startTree ? [] : nulFields(
     await gitInCopy(
-      ws,
+      copy,
       ["diff-tree", "-r", "-z", "--name-only", "--no-renames", ws.startTree, baseTree],
       { signal: options.signal },
     ),

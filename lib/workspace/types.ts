@@ -19,6 +19,8 @@ export interface GitSettings {
   readonly config: readonly string[];
   /** Limit for one git call, in milliseconds. */
   readonly timeoutMs: number;
+  /** The caller's clean/smudge filters reproduced in the copy, by name. */
+  readonly filters?: readonly string[];
 }
 
 /** What every workspace has. */

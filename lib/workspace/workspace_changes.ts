@@ -11,6 +11,7 @@ import {
   objectSizes,
   readBlobs,
   recordTree,
+  withCallerFilters,
 } from "./_copy.ts";
 import { approxBytes, formatBytes, nulFields, PATCH_FORMAT } from "./_git.ts";
 import { filesToLeaveOut, PatchBudget, type PatchRead } from "./_patch_budget.ts";
@@ -64,8 +65,9 @@ export async function workspaceChanges(
   };
   if (ws.kind !== "git" || !baseline.baseTree) return empty;
   assertOwnGitDir(ws);
+  const copy = await withCallerFilters(ws, signal);
   const base = baseline.baseTree;
-  const after = await recordTree(ws, "after", indexFile(ws, "base"), signal);
+  const after = await recordTree(copy, "after", indexFile(ws, "base"), signal);
   if (after === base) return empty;
 
   const setup = baseline.setupPaths;
@@ -74,23 +76,23 @@ export async function workspaceChanges(
   const trees = { base, after };
   // Three reads of two trees, independent of each other: run together.
   const [read, numstat, touched] = await Promise.all([
-    readPatch(ws, trees, pathspec, cap, signal),
+    readPatch(copy, trees, pathspec, cap, signal),
     gitInCopy(
-      ws,
+      copy,
       ["diff-tree", "-r", "-z", "--numstat", "--no-renames", base, after, ...pathspec],
       { signal },
     ).then(nulFields),
-    changedSetupPaths(ws, trees, setup, signal),
+    changedSetupPaths(copy, trees, setup, signal),
   ]);
 
   let bytes = read.bytes;
   let omitted: OmittedFile[] = [];
   if (bytes === undefined) {
     const out = filesToLeaveOut(read.files, cap);
-    const sizes = await objectSizes(ws, out.flatMap((f) => f.blob ? [f.blob] : []), signal);
+    const sizes = await objectSizes(copy, out.flatMap((f) => f.blob ? [f.blob] : []), signal);
     omitted = out.map((f) => ({ path: f.path, bytes: (f.blob && sizes.get(f.blob)) || 0 }));
     const rest = [...pathspec, ...omitted.map((o) => `:(top,exclude,literal)${o.path}`)];
-    bytes = (await readPatch(ws, trees, rest, cap, signal)).bytes;
+    bytes = (await readPatch(copy, trees, rest, cap, signal)).bytes;
     if (bytes === undefined) {
       throw new ObservalError(
         "RESOURCE_EXHAUSTED",
