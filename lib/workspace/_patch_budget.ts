@@ -83,8 +83,14 @@ export class PatchBudget {
         last.blob = blob ?? last.blob;
       } else files.push({ path, patchBytes: section.bytes, ...(blob ? { blob } : {}) });
     }
-    const fits = this.#total <= this.#cap;
-    return { bytes: fits ? Buffer.concat(this.#kept) : undefined, files };
+    if (this.#total > this.#cap) return { bytes: undefined, files };
+    const bytes = new Uint8Array(this.#total);
+    let at = 0;
+    for (const part of this.#kept) {
+      bytes.set(part, at);
+      at += part.length;
+    }
+    return { bytes, files };
   }
 
   #append(data: Buffer): void {
