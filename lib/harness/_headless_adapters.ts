@@ -177,6 +177,11 @@ const codex: HeadlessAdapter = {
         inlinePrompt(r.agentName, r.instructions, r.message),
       ],
       files: [],
+      // Codex starts its sandbox helper through aliases it links under $CODEX_HOME and puts
+      // on PATH, and makes none when $CODEX_HOME lies inside the temp dir. A system
+      // bubblewrap too old for `--argv0` then cannot find the helper, and every edit fails
+      // while the turn still ends well. The scratch folder holds no CODEX_HOME.
+      env: { TMPDIR: r.scratch },
       outputFile: last,
     };
   },

@@ -163,3 +163,16 @@ Deno.test("parseHeadlessOutput() reads Codex's last message file and its thread 
   }, plan);
   assert.deepEqual(out, { text: "Fixed it.", sessionId: "th-9" });
 });
+
+Deno.test("planHeadlessRun() keeps Codex in its own sandbox, with a temp dir that holds no CODEX_HOME", () => {
+  const plan = planHeadlessRun(request("codex", {
+    env: { CODEX_HOME: "/tmp/home/.codex", TMPDIR: "/tmp" },
+  }));
+  assert.equal(plan.argv[plan.argv.indexOf("--sandbox") + 1], "workspace-write");
+  assert.ok(!plan.argv.some((a) => /danger|bypass/.test(a)), plan.argv.join(" "));
+  assert.ok(plan.argv.includes("sandbox_workspace_write.exclude_slash_tmp=true"));
+  assert.ok(plan.argv.includes("sandbox_workspace_write.exclude_tmpdir_env_var=true"));
+  // Codex links its sandbox helper under CODEX_HOME only when CODEX_HOME is outside TMPDIR.
+  assert.equal(plan.env?.TMPDIR, "/ws/scratch");
+  assert.ok(!"/tmp/home/.codex/".startsWith(`${plan.env?.TMPDIR}/`));
+});
