@@ -121,6 +121,12 @@ export const ObservalTaskMetaSchema = z.looseObject({
   childStartTime: z.string().optional(),
   /** How the harness child is sandboxed (bwrap, seatbelt, inherited from its parent, none). */
   sandbox: z.enum(["bwrap", "seatbelt", "inherited", "none"]).optional(),
+  /** What the sandbox leaves writable of the harness's state, and masks of the home. */
+  sandboxMounts: z.object({
+    observalHome: z.string(),
+    state: z.array(z.string()),
+    hidden: z.array(z.object({ path: z.string(), kind: z.enum(["dir", "file"]) })),
+  }).optional(),
   /** How long the run may take. */
   timeoutSeconds: z.number().int().positive().optional(),
   patchPath: z.string().optional(),

@@ -297,7 +297,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
       cwd: ws.path,
       scratch: ws.scratch,
       taskDir: dir,
-      statePaths: facts.headless.state_paths,
+      mounts: meta.sandboxMounts,
       reads: [
         meta.cwd,
         ...(ws.kind === "git" ? [ws.repository] : []),
@@ -384,11 +384,27 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     observal(deps, id, { patchPath });
     artifacts.push(textArtifact("changes.patch", changes.patch, "text/x-diff"));
   }
+  const done = changes.patch
+    ? `Done. Proposed changes attached (${statText(changes.stat)}).`
+    : "Done.";
   return {
     state: "TASK_STATE_COMPLETED",
-    text: changes.patch ? `Done. Proposed changes attached (${statText(changes.stat)}).` : "Done.",
+    text: changes.omitted.length ? `${done} ${omittedText(changes.omitted)}` : done,
     artifacts,
   };
+}
+
+/** The files too large for the patch, named in the result so nobody takes it as whole. */
+function omittedText(omitted: readonly { path: string; bytes: number }[]): string {
+  const named = omitted.slice(0, 5).map((f) => `${f.path} (${formatSize(f.bytes)})`).join(", ");
+  const more = omitted.length > 5 ? ` and ${omitted.length - 5} more` : "";
+  return `Left out of the patch as too large: ${named}${more}; see the task's notes.`;
+}
+
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+    : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 /** The worker's run of one local task. Always leaves the task settled and the copy gone. */

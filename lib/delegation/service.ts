@@ -21,9 +21,10 @@ import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../regi
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
+import { matchProcess, pidNamespace } from "../process/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
 import { type HarnessKey, piSessionRoot } from "../harness/facts/mod.ts";
-import type { SandboxChoice } from "../runner/mod.ts";
+import type { SandboxChoice, SandboxMounts } from "../runner/mod.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";
 import {
@@ -40,10 +41,12 @@ import {
   type LaunchWorker,
   prepareWorkerLog,
   readPid,
+  readPidNamespace,
   takeRunnerLock,
   workerAlive,
   workerLog,
   writePid,
+  writePidNamespace,
 } from "./worker_process.ts";
 import { failedUnexpectedly } from "./worker.ts";
 
@@ -154,8 +157,8 @@ export interface StartOptions {
 
 /** The sandbox chosen for a registry agent's run, with what its worker needs for it. */
 export interface LocalSandbox extends SandboxChoice {
-  /** What the worker must read and write to build the sandbox's policy. */
-  fence?: { read: string[]; write: string[] };
+  /** The home's part of the sandbox's policy. */
+  mounts?: SandboxMounts;
   /** Said once when `auto` finds no sandbox. */
   notice?: string;
 }
@@ -343,6 +346,7 @@ export class DelegationService {
         harness: choice.key,
         nativeRef: entry["obs:nativeRef"],
         sandbox: sandbox.kind,
+        sandboxMounts: sandbox.mounts,
         notes: sandbox.notice ? [sandbox.notice] : undefined,
       };
       const net = this.#net();
@@ -432,6 +436,7 @@ export class DelegationService {
     try {
       store.setWorkerPid(task.id, hostPid());
       writePid(dir, hostPid());
+      writePidNamespace(dir);
     } catch { /* the runner lock proves this process alive all the same */ }
     const running = import("./remote_run.ts")
       .then(({ runRemote }) =>
@@ -549,17 +554,16 @@ export class DelegationService {
    */
   async #sandbox(flag: string | undefined, harness: string): Promise<LocalSandbox> {
     const { ctx } = this.#d;
-    const { chooseSandbox, policyFencePaths, probeSandbox, sandboxMode } = await import(
+    const { chooseSandbox, probeSandbox, sandboxMode, sandboxMounts } = await import(
       "../runner/mod.ts"
     );
     const mode = sandboxMode(flag, ctx.env, readConfig(ctx));
     const choice = chooseSandbox(mode, () => probeSandbox(ctx.home, ctx.env));
     if (choice.kind === "bwrap" || choice.kind === "seatbelt") {
-      // The worker builds the policy: it reads the home's credential stores and makes the
-      // harness's state folders, and runs the sandbox's program.
+      // The home's part is found here, so the worker never reads the home's secrets.
       const { getHarness } = await import("../harness/facts/mod.ts");
       const state = getHarness(harness as HarnessKey).headless.state_paths;
-      return { ...choice, fence: policyFencePaths(ctx.env, state) };
+      return { ...choice, mounts: sandboxMounts(ctx.env, state, ctx.home) };
     }
     if (choice.kind !== "none" || mode === "off") return choice;
     const notice = `Not sandboxed: ${choice.reason}. The agent runs with your own access ` +
@@ -609,6 +613,7 @@ export class DelegationService {
     try {
       store.setWorkerPid(task.id, pid);
       if (!readPid(dir)) writePid(dir, pid);
+      writePidNamespace(dir);
     } catch { /* the worker writes both itself */ }
   }
 
@@ -693,7 +698,10 @@ export class DelegationService {
     if (this.#runningHere.has(task.id)) return undefined;
     const pid = this.#workerPid(task.id);
     if (pid !== undefined) {
-      return workerAlive(pid, task.id, this.#d.store.taskDir(task.id))
+      const dir = this.#d.store.taskDir(task.id);
+      const ns = readPidNamespace(dir);
+      if (ns !== undefined && ns !== pidNamespace()) return this.#sandboxGone(task);
+      return workerAlive(pid, task.id, dir)
         ? undefined
         : "The delegation worker stopped unexpectedly.";
     }
@@ -701,6 +709,25 @@ export class DelegationService {
     const grace = this.#d.workerStartMs ?? WORKER_START_MS;
     if (this.#d.ctx.clock.now().getTime() - started <= grace) return undefined;
     return `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
+  }
+
+  /**
+   * For a task whose worker's pid was read in another PID namespace, where its number
+   * means nothing here: one started from inside the sandbox of the task that delegated it
+   * lives as long as that sandbox (its first process is the parent's recorded child). Seen
+   * from inside a sandbox, or when that cannot be told, the worker is taken as alive.
+   */
+  #sandboxGone(task: Task): string | undefined {
+    const parentId = task.metadata.observal.parentTaskId;
+    const parent = parentId ? this.#d.store.get(parentId) : undefined;
+    if (!parent) return undefined;
+    const meta = parent.metadata.observal;
+    if (meta.sandbox !== "bwrap") return undefined;
+    const gone = isFinal(parent.status.state) || meta.childPid === undefined ||
+      matchProcess(meta.childPid, meta.childStartTime) === "gone";
+    return gone
+      ? `The delegation ended with the sandbox of task ${parent.id}, which delegated it.`
+      : undefined;
   }
 
   /**
@@ -1080,10 +1107,10 @@ export function localPermissions(
   // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
   if (harness.key === "pi") write.push(piSessionRoot(ctx.env));
   const sandbox = harness.sandbox;
-  if (sandbox?.tool && sandbox.fence) {
+  // The sandbox's program, which the worker runs the harness under.
+  if (sandbox?.tool && (sandbox.kind === "bwrap" || sandbox.kind === "seatbelt")) {
     run.push(sandbox.tool);
-    read.push(sandbox.tool, ...sandbox.fence.read);
-    write.push(...sandbox.fence.write);
+    read.push(sandbox.tool);
   }
   return { read: [...new Set(read)], write: [...new Set(write)], net, run };
 }

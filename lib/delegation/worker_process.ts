@@ -18,7 +18,7 @@ import {
   writeText,
 } from "../core/host.ts";
 import { join } from "../core/paths.ts";
-import { pidExists, processCommandLine, processIdentity } from "../process/mod.ts";
+import { pidExists, pidNamespace, processCommandLine, processIdentity } from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
 import { TASK_LOGS, type TaskLogName } from "../store/mod.ts";
 
@@ -61,6 +61,26 @@ export function readPid(taskDir: string): number | undefined {
 /** Writes the task folder's `worker.pid`. */
 export function writePid(taskDir: string, pid: number): void {
   writeText(pidFile(taskDir), `${pid}\n`, 0o600);
+}
+
+/** The side file naming the PID namespace the worker's pid was read in. */
+function pidNsFile(taskDir: string): string {
+  return join(taskDir, "worker.pidns");
+}
+
+/** Records the PID namespace the worker's pid belongs to (this process's). */
+export function writePidNamespace(taskDir: string): void {
+  const ns = pidNamespace();
+  if (ns) writeText(pidNsFile(taskDir), `${ns}\n`, 0o600);
+}
+
+/** The PID namespace the worker's pid was recorded in, if it was recorded. */
+export function readPidNamespace(taskDir: string): string | undefined {
+  try {
+    return readText(pidNsFile(taskDir)).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Removes the task folder's `worker.pid` (a new worker is about to start). */

@@ -99,6 +99,16 @@ function readProcLink(path: string): string | undefined {
   }
 }
 
+/**
+ * This process's PID namespace (`pid:[4026531836]`), undefined off Linux. A pid means
+ * something only inside the namespace it was read in: a sandboxed child's own PID
+ * namespace numbers its processes afresh.
+ */
+export function pidNamespace(): string | undefined {
+  if (hostPlatform() !== "linux") return undefined;
+  return readProcLink("/proc/self/ns/pid");
+}
+
 function linuxIdentity(pid: number): ProcessIdentity | undefined {
   const stat = readProc(`/proc/${pid}/stat`);
   if (!stat) return undefined;

@@ -46,8 +46,8 @@ export interface SandboxPolicyInput {
   workspaceRoot: string;
   /** The task's folder (logs, the patch). */
   taskDir: string;
-  /** The harness's state paths, as harness_registry.json writes them. */
-  statePaths: readonly string[];
+  /** What {@linkcode sandboxMounts} found when the task started. */
+  mounts: SandboxMounts;
   /**
    * Folders the child must still read when they lie under the private temp folder: the
    * caller's repository (the copy borrows its objects), the harness binary's folder.
@@ -59,6 +59,18 @@ export interface SandboxPolicyInput {
 export interface HiddenPath {
   path: string;
   kind: "dir" | "file";
+}
+
+/**
+ * The parts of the policy that come from the user's home: the harness's state (real
+ * paths, folders made) and the credential stores present. Found by the caller when the
+ * task starts, so the worker never needs to look at the home's secrets itself.
+ */
+export interface SandboxMounts {
+  /** `OBSERVAL_HOME`, real (a fenced worker may not resolve it itself). */
+  observalHome: string;
+  state: string[];
+  hidden: HiddenPath[];
 }
 
 /** The sandbox's rules, every path real (links resolved), none nested in a duplicate. */
@@ -163,11 +175,15 @@ export function hiddenSecrets(home: string, writable: readonly string[]): Hidden
  */
 export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const home = input.env.HOME ? realPathOrLexical(input.env.HOME) : undefined;
+  // The task folder lives in OBSERVAL_HOME, which is mounted whole by its real path.
+  const taskDir = inside(input.taskDir, input.observalHome)
+    ? []
+    : [realPathOrLexical(input.taskDir)];
   const writable = outermost([
-    realPathOrLexical(input.observalHome),
+    input.mounts.observalHome,
     realPathOrLexical(input.workspaceRoot),
-    realPathOrLexical(input.taskDir),
-    ...stateMounts(input.statePaths, input.env),
+    ...taskDir,
+    ...input.mounts.state,
   ]);
   const readable = outermost([
     ...(home ? [home] : []),
@@ -177,22 +193,26 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
     home,
     writable,
     readable,
-    hidden: home ? hiddenSecrets(home, writable) : [],
+    hidden: input.mounts.hidden.filter((h) => !writable.some((w) => inside(w, h.path))),
   };
 }
 
 /**
- * What a permission-fenced worker needs to build the policy: to read the home folder's
- * credential stores (to mask those that exist) and the harness's state, and to make the
- * state folders that are missing.
+ * The home's part of the policy ({@linkcode SandboxMounts}): the harness's state folders
+ * (made when missing) and files, and the credential stores present, less those that hold
+ * or lie inside the harness's state or `OBSERVAL_HOME`.
  */
-export function policyFencePaths(
+export function sandboxMounts(
   env: Env,
   statePaths: readonly string[],
-): { read: string[]; write: string[] } {
-  const home = env.HOME;
-  const state = statePaths.map((t) => expandStatePath(t, env)?.replace(/\/+$/, ""))
-    .filter((p): p is string => !!p);
-  const secrets = home ? [home, ...SECRET_PATHS.map((p) => join(home, p))] : [];
-  return { read: [...secrets, ...state], write: state };
+  observalHome: string,
+): SandboxMounts {
+  const state = stateMounts(statePaths, env);
+  const home = env.HOME ? realPathOrLexical(env.HOME) : undefined;
+  const realHome = realPathOrLexical(observalHome);
+  return {
+    observalHome: realHome,
+    state,
+    hidden: home ? hiddenSecrets(home, [...state, realHome]) : [],
+  };
 }

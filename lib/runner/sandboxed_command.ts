@@ -9,7 +9,7 @@ import { type Env, ObservalError } from "../core/mod.ts";
 import { findExecutable } from "../process/find_executable.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { SANDBOXED_ENV, type SandboxKind } from "./sandbox.ts";
-import { sandboxPolicy } from "./sandbox_policy.ts";
+import { type SandboxMounts, sandboxPolicy } from "./sandbox_policy.ts";
 import { seatbeltArgv, seatbeltProfile } from "./seatbelt.ts";
 
 /** Everything a sandboxed launch is built from. */
@@ -25,8 +25,8 @@ export interface SandboxedCommandInput {
   cwd: string;
   scratch: string;
   taskDir: string;
-  /** The harness's state paths (harness_registry.json). */
-  statePaths: readonly string[];
+  /** The home's part of the policy, found when the task started. */
+  mounts?: SandboxMounts;
   /**
    * Other absolute paths the child reads: the caller's repository (the copy borrows its
    * objects), the programs of its MCP servers.
@@ -51,6 +51,14 @@ export interface SandboxedCommand {
 export function sandboxedCommand(input: SandboxedCommandInput): SandboxedCommand {
   const { kind, argv } = input;
   if (kind === "none" || kind === "inherited") return { argv: [...argv], env: {} };
+  if (!input.mounts) {
+    // Without them the credential stores would not be masked: refuse rather than guess.
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      "The task's sandbox was chosen without its mounts",
+      { remediation: "Delegate the task again" },
+    );
+  }
   const reads = [
     ...input.reads,
     argv[0],
@@ -62,7 +70,7 @@ export function sandboxedCommand(input: SandboxedCommandInput): SandboxedCommand
     observalHome: input.observalHome,
     workspaceRoot: input.workspaceRoot,
     taskDir: input.taskDir,
-    statePaths: input.statePaths,
+    mounts: input.mounts,
     readable: reads,
   });
   if (kind === "seatbelt") {

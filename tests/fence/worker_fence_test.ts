@@ -105,7 +105,8 @@ printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\
 `;
 
 Deno.test("a local task's worker runs only git and its harness, writes only its task and the workspaces, and still finishes", async () => {
-  const pg = await localPlayground();
+  // Unsandboxed, so the list is exact; a sandboxed worker also runs bwrap (and reads it).
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
   const claude = pg.program("claude", WAITING_CLAUDE);
   const other = await otherServer();
   const release = join(pg.root, "release");
@@ -133,7 +134,7 @@ Deno.test("a local task's worker runs only git and its harness, writes only its 
     );
     assert.deepEqual(
       flagValues(argv, "--allow-run"),
-      ["git", claude, "kill", "cat", "readlink"],
+      ["git", claude, "kill", "cat", "readlink", "find"],
     );
     assert.equal(flagValues(argv, "--allow-net"), undefined);
 

@@ -1,0 +1,206 @@
+/** The sandbox's rules and the command lines that apply them (bubblewrap, Seatbelt). */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  bwrapArgv,
+  chooseSandbox,
+  expandStatePath,
+  sandboxMode,
+  sandboxMounts,
+  sandboxPolicy,
+  seatbeltProfile,
+} from "../../lib/runner/mod.ts";
+import { childEnv } from "../../lib/delegation/child_env.ts";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { ObservalError } from "../../lib/core/mod.ts";
+
+function tempHome() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-sandbox-")));
+  return { root, done: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+Deno.test("expandStatePath() reads ~, ${VAR:-default} and ${VAR}, and drops what it cannot place", () => {
+  const env = { HOME: "/home/me", CODEX_HOME: "/opt/codex" };
+  assert.equal(expandStatePath("${CODEX_HOME:-~/.codex}/", env), "/opt/codex/");
+  assert.equal(
+    expandStatePath("${CODEX_HOME:-~/.codex}/", { HOME: "/home/me" }),
+    "/home/me/.codex/",
+  );
+  assert.equal(expandStatePath("~/.claude.json", env), "/home/me/.claude.json");
+  assert.equal(expandStatePath("${UNSET_VAR}/x", env), undefined);
+  assert.equal(expandStatePath("relative/x", env), undefined);
+});
+
+Deno.test("sandboxMounts() makes state folders, masks credential stores present, never the harness's own", () => {
+  const h = tempHome();
+  try {
+    const home = join(h.root, "home");
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    mkdirSync(join(home, ".config", "gh"), { recursive: true });
+    writeFileSync(join(home, ".netrc"), "machine x\n");
+    // A credential store reached through a link is masked where it really is.
+    mkdirSync(join(h.root, "real-aws"));
+    symlinkSync(join(h.root, "real-aws"), join(home, ".aws"));
+    const env = { HOME: home };
+    const mounts = sandboxMounts(
+      env,
+      ["~/.codex/", "~/.claude.json", "~/.config/gh/"],
+      join(home, ".observal"),
+    );
+    // The missing folder was made; the missing file is left out; gh is the harness's state.
+    assert.deepEqual(mounts.state, [join(home, ".codex"), join(home, ".config", "gh")]);
+    assert.deepEqual(
+      mounts.hidden.map((x) => x.path).sort(),
+      [
+        join(home, ".netrc"),
+        join(home, ".ssh"),
+        join(h.root, "real-aws"),
+      ].sort(),
+    );
+    assert.equal(mounts.hidden.find((x) => x.path.endsWith(".netrc"))?.kind, "file");
+  } finally {
+    h.done();
+  }
+});
+
+Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown again, writable places, masks last", () => {
+  const policy = sandboxPolicy({
+    env: { HOME: "/tmp/t1/home" },
+    observalHome: "/tmp/t1/home/.observal",
+    workspaceRoot: "/tmp/t1/home/.observal/delegations/ws/w1",
+    taskDir: "/tmp/t1/home/.observal/delegations/t1",
+    mounts: {
+      observalHome: "/tmp/t1/home/.observal",
+      state: ["/tmp/t1/home/.codex"],
+      hidden: [{ path: "/tmp/t1/home/.ssh", kind: "dir" }],
+    },
+    readable: [],
+  });
+  const argv = bwrapArgv(policy, ["codex", "exec"], {
+    bwrap: "/usr/bin/bwrap",
+    cwd: "/w",
+    root: false,
+  });
+  const at = (...seq: string[]) => argv.findIndex((_, i) => seq.every((s, j) => argv[i + j] === s));
+  assert.ok(at("--unshare-pid") > 0 && at("--die-with-parent") > 0);
+  assert.equal(at("--unshare-user"), -1, "a user needs no extra user namespace");
+  assert.ok(at("--ro-bind", "/", "/") < at("--tmpfs", "/tmp"));
+  // Writes may go to OBSERVAL_HOME (holding the copy and the task) and the state; nothing else.
+  const binds = argv.flatMap((a, i) => (a === "--bind" ? [argv[i + 1]] : []));
+  assert.deepEqual(
+    binds,
+    ["/tmp/t1/home/.codex", "/tmp/t1/home/.observal"].sort((a, b) => a.length - b.length),
+  );
+  assert.ok(at("--tmpfs", "/tmp") < at("--ro-bind", "/tmp/t1", "/tmp/t1"));
+  assert.ok(
+    at("--ro-bind", "/tmp/t1", "/tmp/t1") <
+      at("--bind", "/tmp/t1/home/.codex", "/tmp/t1/home/.codex"),
+  );
+  assert.ok(
+    at("--bind", "/tmp/t1/home/.observal", "/tmp/t1/home/.observal") <
+      at("--tmpfs", "/tmp/t1/home/.ssh"),
+  );
+  assert.deepEqual(argv.slice(-5), ["--chdir", "/w", "--", "codex", "exec"]);
+  const asRoot = bwrapArgv(policy, ["x"], { bwrap: "bwrap", cwd: "/", root: true });
+  assert.ok(asRoot.join(" ").includes("--unshare-user --cap-drop ALL"), "root keeps no capability");
+});
+
+Deno.test("seatbeltProfile(): denies writes but to the policy's places, and reads of masked paths", () => {
+  const profile = seatbeltProfile({
+    writable: ["/Users/me/.observal", '/Users/a "quoted" path'],
+    readable: [],
+    hidden: [{ path: "/Users/me/.ssh", kind: "dir" }, { path: "/Users/me/.netrc", kind: "file" }],
+  }, "/Users/me/.observal/ws/scratch/tmp");
+  assert.match(
+    profile,
+    /^\(version 1\)\n\(allow default\)\n\(deny file-write\*\)\n\(allow file-write\*\n/,
+  );
+  assert.match(profile, /\(subpath "\/Users\/me\/\.observal"\)/);
+  assert.match(profile, /\(subpath "\/Users\/a \\"quoted\\" path"\)/);
+  assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/ws\/scratch\/tmp"\)/);
+  assert.match(
+    profile,
+    /\(deny file-read\* file-write\*\n  \(subpath "\/Users\/me\/\.ssh"\)\n  \(literal "\/Users\/me\/\.netrc"\)\)\n$/,
+  );
+  // Balanced parentheses: sandbox-exec refuses a profile that is not.
+  let depth = 0;
+  for (const c of profile.replace(/"(?:[^"\\]|\\.)*"/g, "")) {
+    if (c === "(") depth++;
+    if (c === ")") depth--;
+    assert.ok(depth >= 0);
+  }
+  assert.equal(depth, 0);
+});
+
+Deno.test("sandboxMode(): --sandbox over OBSERVAL_SANDBOX over config.json; auto by default; a bad value is refused", () => {
+  assert.equal(sandboxMode(undefined, {}, {}), "auto");
+  assert.equal(sandboxMode(undefined, {}, { sandbox: "off" }), "off");
+  assert.equal(sandboxMode(undefined, { OBSERVAL_SANDBOX: "on" }, { sandbox: "off" }), "on");
+  assert.equal(sandboxMode("off", { OBSERVAL_SANDBOX: "on" }, {}), "off");
+  assert.throws(
+    () => sandboxMode("yes", {}, {}),
+    (e: ObservalError) => /--sandbox is "yes"/.test(e.message),
+  );
+  assert.throws(
+    () => chooseSandbox("on", () => ({ kind: "none", reason: "no bwrap" })),
+    (e: ObservalError) => e.code === "FAILED_PRECONDITION" && /required/.test(e.message),
+  );
+  assert.equal(chooseSandbox("auto", () => ({ kind: "none", reason: "no bwrap" })).kind, "none");
+  let probed = false;
+  assert.equal(
+    chooseSandbox("off", () => ((probed = true), { kind: "bwrap", reason: "" })).kind,
+    "none",
+  );
+  assert.equal(probed, false, "off never probes");
+});
+
+Deno.test("childEnv(): PWD is the copy; the caller's places and git locations do not pass", () => {
+  const task = {
+    id: "t1",
+    metadata: {
+      observal: {
+        target: "urn:x",
+        kind: "agent",
+        depth: 0,
+        chain: [],
+        cwd: "/caller",
+        createdAt: "",
+      },
+    },
+  } as unknown as Task;
+  const env = childEnv(
+    {
+      PWD: "/caller",
+      OLDPWD: "/caller",
+      INIT_CWD: "/caller",
+      npm_config_local_prefix: "/caller",
+      GIT_DIR: "/caller/.git",
+      GIT_WORK_TREE: "/caller",
+      GIT_INDEX_FILE: "/caller/.git/index",
+      GIT_CONFIG_COUNT: "1",
+      GIT_AUTHOR_NAME: "Me",
+      PATH: "/usr/bin",
+    },
+    task,
+    "/copy/worktree",
+  );
+  assert.equal(env.PWD, "/copy/worktree");
+  for (
+    const k of [
+      "OLDPWD",
+      "INIT_CWD",
+      "npm_config_local_prefix",
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_CONFIG_COUNT",
+    ]
+  ) {
+    assert.equal(env[k], undefined, k);
+  }
+  assert.equal(env.GIT_AUTHOR_NAME, "Me");
+  assert.equal(env.PATH, "/usr/bin");
+  assert.equal(env.OBSERVAL_DELEGATION_TASK_ID, "t1");
+});
