@@ -409,9 +409,6 @@ const geminiCli: HeadlessAdapter = {
       "auto_edit",
       "--policy",
       policy,
-      // The copy is a new folder Gemini has never been told to trust; without this it
-      // refuses to run headless, and it would ignore the agent's settings in the copy.
-      "--skip-trust",
     ];
     // Only the agent's servers, from the settings the install wrote into the copy.
     if (servers.length) argv.push("--allowed-mcp-server-names", servers.join(","));
@@ -420,6 +417,10 @@ const geminiCli: HeadlessAdapter = {
       // Gemini has no flag to select an agent: the instructions travel with the task.
       stdin: inlinePrompt(r.agentName, r.instructions, r.message),
       files: [{ path: policy, content: geminiPolicy(servers) }],
+      // The copy is a folder Gemini was never told to trust: untrusted, it refuses to run
+      // headless. The variable trusts it for this run; --skip-trust would too, but then
+      // Gemini still ignores the copy's settings, which hold the agent's MCP servers.
+      env: { GEMINI_CLI_TRUST_WORKSPACE: "true" },
       sessionId: r.sessionId,
     };
   },

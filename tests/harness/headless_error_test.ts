@@ -1,6 +1,6 @@
 /**
  * headlessErrorLine() on what each pinned CLI really printed when the model answered an
- * HTTP 400 (captured against the scripted model server; tests/e2e/harness_errors_test.ts
+ * HTTP 400 (captured against the scripted model server; tests/e2e/harness_runs_test.ts
  * checks the same against the live CLIs), read through each adapter as a run is.
  */
 import assert from "node:assert/strict";
