@@ -122,7 +122,7 @@ Deno.test("seatbeltProfile(): denies writes but to the policy's places, and read
   assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/ws\/scratch\/tmp"\)/);
   assert.match(
     profile,
-    /\(deny file-read\* file-write\*\n  \(subpath "\/Users\/me\/\.ssh"\)\n  \(literal "\/Users\/me\/\.netrc"\)\)\n$/,
+    /\(deny file-read\* file-write\*\n {2}\(subpath "\/Users\/me\/\.ssh"\)\n {2}\(literal "\/Users\/me\/\.netrc"\)\)\n$/,
   );
   // Balanced parentheses: sandbox-exec refuses a profile that is not.
   let depth = 0;
