@@ -23,6 +23,7 @@ import {
   type ConfigSnippet,
   getHarness,
   type HarnessKey,
+  headlessErrorLine,
   normalizeHarness,
   parseHeadlessOutput,
   planHeadlessRun,
@@ -253,7 +254,9 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   if (!option.binary) {
     return {
       state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} cannot run here any more: ${option.unavailable}.`,
+      text: `${facts.display_name} cannot run here any more: ${option.unavailable}. ${
+        option.fix ?? `Install ${option.name} (${option.program}), then delegate again`
+      }.`,
     };
   }
 
@@ -306,7 +309,8 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     });
     child = await spawnChild(launch.argv, {
       cwd: ws.path,
-      env: { ...env, ...launch.env },
+      // The harness's own settings win: Codex keeps its temp folder out of /tmp.
+      env: { ...env, ...launch.env, ...plan.env },
       stdin: plan.stdin,
       stdoutPath: logs.stdout,
       stderrPath: logs.stderr,
@@ -350,7 +354,6 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const notes = [...ws.notes, ...changes.notes];
   if (notes.length) observal(deps, id, { notes });
   // The harness's own words for what went wrong, when it said any.
-  const { headlessErrorLine } = await import("../harness/mod.ts");
   const said = () =>
     headlessErrorLine(harness, { stdout, stderr: stripAnsi(stderr), exitCode: exit.code }, result);
   if (exit.code !== 0 || result.error) {

@@ -198,6 +198,19 @@ const codex: HeadlessAdapter = {
       const err = failed.error as Json | undefined;
       return { text, sessionId, error: str(err?.message) ?? str(failed.message) };
     }
+    // A turn whose every edit failed (a sandbox that cannot start, say) still ends with the
+    // model's word that it is done: the failed edits are the truth.
+    const edits = events.filter((e) =>
+      e.type === "item.completed" && (e.item as Json | undefined)?.type === "file_change"
+    );
+    if (edits.length && edits.every((e) => (e.item as Json).status === "failed")) {
+      const n = edits.length;
+      return {
+        text,
+        sessionId,
+        error: `Codex could not apply ${n === 1 ? "its file edit" : `any of its ${n} file edits`}`,
+      };
+    }
     return { text, sessionId };
   },
 };

@@ -15,7 +15,8 @@ export interface BwrapOptions {
   cwd: string;
   /**
    * Whether observal runs as root. Root keeps its capabilities inside a plain bwrap
-   * sandbox (and could remount `/` writable), so it gets a user namespace with none.
+   * sandbox (and could remount `/` writable), so it runs as an ordinary user in a user
+   * namespace with none; what it writes still belongs to root outside.
    */
   root: boolean;
 }
@@ -53,7 +54,11 @@ export function bwrapArgv(
   options: BwrapOptions,
 ): string[] {
   const out = [options.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc"];
-  if (options.root) out.push("--unshare-user", "--cap-drop", "ALL");
+  // Root becomes an ordinary user inside: uid 0 without capabilities makes a nested bwrap
+  // (Codex sandboxes its own commands) refuse to map its user namespace.
+  if (options.root) {
+    out.push("--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL");
+  }
   out.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
   for (const path of tmpFolders([...policy.readable, ...policy.writable])) {
     out.push("--ro-bind", path, path);

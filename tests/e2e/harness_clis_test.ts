@@ -189,7 +189,9 @@ async function run(
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
     cwd: sb.repo,
-    env: { ...sb.env, ...options.env },
+    // Codex makes its sandbox helper's links only outside its temp dir, and the test's
+    // CODEX_HOME lies under /tmp: the adapter points TMPDIR at scratch for the same reason.
+    env: { ...sb.env, ...(sb.key === "codex" ? { TMPDIR: sb.scratch } : {}), ...options.env },
     clearEnv: true,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

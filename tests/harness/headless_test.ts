@@ -164,6 +164,27 @@ Deno.test("parseHeadlessOutput() reads Codex's last message file and its thread 
   assert.deepEqual(out, { text: "Fixed it.", sessionId: "th-9" });
 });
 
+Deno.test("parseHeadlessOutput() fails a Codex turn whose every file edit failed, whatever it said", () => {
+  const plan = planHeadlessRun(request("codex"));
+  const change = (status: string) =>
+    JSON.stringify({ type: "item.completed", item: { type: "file_change", status } });
+  const run = (...lines: string[]) =>
+    parseHeadlessOutput("codex", {
+      stdout: `${lines.join("\n")}\n`,
+      stderr: "",
+      exitCode: 0,
+      outputFileText: "Made the three changes.",
+    }, plan);
+  assert.equal(
+    run(change("failed"), change("failed"), change("failed")).error,
+    "Codex could not apply any of its 3 file edits",
+  );
+  assert.equal(run(change("failed")).error, "Codex could not apply its file edit");
+  // One edit that landed is a result; so is a turn with no edits at all.
+  assert.equal(run(change("failed"), change("completed")).error, undefined);
+  assert.equal(run('{"type":"turn.completed"}').error, undefined);
+});
+
 Deno.test("planHeadlessRun() keeps Codex in its own sandbox, with a temp dir that holds no CODEX_HOME", () => {
   const plan = planHeadlessRun(request("codex", {
     env: { CODEX_HOME: "/tmp/home/.codex", TMPDIR: "/tmp" },

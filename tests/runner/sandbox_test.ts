@@ -104,7 +104,10 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
   );
   assert.deepEqual(argv.slice(-5), ["--chdir", "/w", "--", "codex", "exec"]);
   const asRoot = bwrapArgv(policy, ["x"], { bwrap: "bwrap", cwd: "/", root: true });
-  assert.ok(asRoot.join(" ").includes("--unshare-user --cap-drop ALL"), "root keeps no capability");
+  assert.ok(
+    asRoot.join(" ").includes("--unshare-user --uid 1000 --gid 1000 --cap-drop ALL"),
+    "root keeps no capability",
+  );
 });
 
 Deno.test("seatbeltProfile(): denies writes but to the policy's places, and reads of masked paths", () => {
