@@ -79,9 +79,30 @@ async function runObserval(
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form = "source") {
+/**
+ * What a shell inside the caller's repository carries: its folder in PWD and OLDPWD (as
+ * after `cd`), npm's INIT_CWD, and git pointed at the repository. None of it may lead the
+ * child out of its copy.
+ */
+function callerShell(repo: string): Record<string, string> {
+  return {
+    PWD: repo,
+    OLDPWD: repo,
+    INIT_CWD: repo,
+    GIT_DIR: join(repo, ".git"),
+    GIT_WORK_TREE: repo,
+    GIT_INDEX_FILE: join(repo, ".git", "index"),
+  };
+}
+
+function delegateTest(
+  key: HarnessCliKey,
+  session: "chosen" | RegExp,
+  options: { form?: Form; sandbox: "on" | "off" },
+) {
+  const { form = "source", sandbox } = options;
   const from = form === "source" ? "" : ` (${form})`;
-  Deno.test(`delegate run --harness ${key}${from}: the real CLI edits the copy; the patch applies`, async () => {
+  Deno.test(`delegate run --harness ${key}${from} --sandbox ${sandbox}, from the caller's shell: the real CLI edits the copy; the patch applies`, async () => {
     const cli = await ensureHarnessCli(key);
     const model = await startModelServerInNetns();
     const pg = await localPlayground({
@@ -94,6 +115,7 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form
       const env: Record<string, string> = {
         ...(pg.env as Record<string, string>),
         ...harnessTestEnv(key, { home: pg.root, modelUrl: model.url }),
+        ...callerShell(pg.repo),
       };
       env.PATH = `${cli.binDir}:${env.PATH}`;
       // A 5xx would otherwise be retried for minutes.
@@ -107,7 +129,20 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form
       const treeBefore = treeOf(pg.repo);
       const gitBefore = gitDirState(pg.repo);
       const r = await runObserval(
-        ["delegate", "run", pg.identifier, "--harness", key, "--json", "--wait", "300", "--", TASK],
+        [
+          "delegate",
+          "run",
+          pg.identifier,
+          "--harness",
+          key,
+          "--sandbox",
+          sandbox,
+          "--json",
+          "--wait",
+          "300",
+          "--",
+          TASK,
+        ],
         { enter: model.enter, cwd: pg.repo, env, form },
       );
       const task = JSON.parse(r.stdout || "{}") as Task;
@@ -130,6 +165,7 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form
       assert.equal(task.status.state, "TASK_STATE_COMPLETED", detail());
       const meta = task.metadata.observal;
       assert.equal(meta.harness, key);
+      assert.equal(meta.sandbox, sandbox === "on" ? "bwrap" : "none");
       const result = task.artifacts?.find((a) => a.name === "result");
       assert.equal(result?.parts[0].text, FINAL, detail());
       assert.ok(meta.patchPath, detail());
@@ -137,7 +173,7 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form
       // The agent's own configuration stays out of the patch.
       assert.doesNotMatch(
         patch,
-        /\.claude\/|\.codex\/|\.opencode\/|\.github\/agents|opencode\.json/,
+        /\.claude\/|\.codex\/|\.opencode\/|\.github\/agents|opencode\.json|\.gemini\//,
       );
       // The child's session id is recorded: chosen by us, or read from the harness.
       if (session === "chosen") {
@@ -169,16 +205,18 @@ function delegateTest(key: HarnessCliKey, session: "chosen" | RegExp, form: Form
   });
 }
 
-delegateTest("claude-code", "chosen");
-delegateTest("codex", /^[0-9a-f-]{36}$/);
-delegateTest("pi", "chosen");
-delegateTest("opencode", /^ses_/);
-delegateTest("copilot-cli", "chosen");
-delegateTest("gemini-cli", "chosen");
+for (const sandbox of ["on", "off"] as const) {
+  delegateTest("claude-code", "chosen", { sandbox });
+  delegateTest("codex", /^[0-9a-f-]{36}$/, { sandbox });
+  delegateTest("pi", "chosen", { sandbox });
+  delegateTest("opencode", /^ses_/, { sandbox });
+  delegateTest("copilot-cli", "chosen", { sandbox });
+  delegateTest("gemini-cli", "chosen", { sandbox });
+}
 // As installed: the npm package's worker runs under Node's permission model; the binary's
 // bundle loads harness renderers from its chunks.
-delegateTest("claude-code", "chosen", "npm");
-delegateTest("codex", /^[0-9a-f-]{36}$/, "binary");
+delegateTest("claude-code", "chosen", { form: "npm", sandbox: "on" });
+delegateTest("codex", /^[0-9a-f-]{36}$/, { form: "binary", sandbox: "on" });
 
 /** The help text a flag must appear in, per harness. */
 const HELP: Record<HarnessCliKey, string[]> = {
