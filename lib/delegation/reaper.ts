@@ -48,12 +48,8 @@ export function reapTask(
     if (root && killProcessesIn(root, meta.childStartTime) > 0) {
       result = "killed";
     }
-    store.update(task.id, (t) => {
-      const observal = { ...t.metadata.observal };
-      delete observal.childPid;
-      delete observal.childStartTime;
-      return { ...t, metadata: { ...t.metadata, observal } };
-    });
+    // Settled already (update would leave it alone): the pid is forgotten all the same.
+    store.forgetChild(task.id);
   }
   if (options.dryRun) return root && pathExists(root) ? "removed" : "nothing";
   if (root && pathExists(root) && removeWorkspace(root, home) && result === "nothing") {

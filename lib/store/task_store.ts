@@ -267,6 +267,29 @@ export class TaskStore {
   }
 
   /**
+   * Forgets the task's child process (`childPid`, `childStartTime`), settled or not: once
+   * the child is ended or gone, its pid may be given to any process. {@linkcode update}
+   * leaves settled tasks alone, and the reaper settles before it ends the child.
+   *
+   * @throws {ObservalError} NOT_FOUND for an unknown id
+   */
+  forgetChild(id: string): void {
+    if (!isTaskId(id)) throw notFound(id);
+    this.#guard(() =>
+      transaction(this.#db, () => {
+        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+        if (!row) throw notFound(id);
+        const next = parseStoredTask(row.id, row.doc);
+        const meta = next.metadata.observal;
+        if (meta.childPid === undefined && meta.childStartTime === undefined) return;
+        delete meta.childPid;
+        delete meta.childStartTime;
+        this.#write(id, next, JSON.stringify(next));
+      })
+    );
+  }
+
+  /**
    * Takes a reply to a task that waits for input, in one step: the task is changed by
    * `resume` (which must move it out of the waiting state), the reply is left for the next
    * worker, and the previous worker's pid is forgotten. Of replies racing for one

@@ -236,6 +236,11 @@ Deno.test("kill -9 of the worker mid-run: status settles it, kills the child, re
     }
     assert.equal(pidExists(child), false, "the provably-ours child was killed");
     assert.deepEqual(workspaces(pg), []);
+    // The settled task names no child any more: its pid may belong to anyone now.
+    const after = (await pg.json(["delegate", "status", id])).body as unknown as Task;
+    assert.equal(after.metadata.observal.childPid, undefined);
+    assert.equal(after.metadata.observal.childStartTime, undefined);
+    assert.equal((s.body as unknown as Task).metadata.observal.childPid, undefined);
   } finally {
     killIfAlive(child);
     await pg.close();

@@ -548,3 +548,25 @@ Deno.test("TaskStore reports a page damaged after it was opened, naming the file
     return true;
   });
 });
+
+Deno.test("forgetChild() clears the child's pid and start time, also on a settled task", () => {
+  using fx = openFixture();
+  const task = makeTask({
+    state: "TASK_STATE_FAILED",
+    meta: { childPid: 4242, childStartTime: "linux:b:1", notes: ["kept"] },
+  });
+  fx.store.insert(task);
+  // update() leaves a settled task alone; forgetChild() is the one way to drop the pid.
+  fx.store.update(
+    task.id,
+    (t) => ({ ...t, metadata: { observal: { ...t.metadata.observal, childPid: 1 } } }),
+  );
+  assert.equal(fx.store.require(task.id).metadata.observal.childPid, 4242);
+  fx.store.forgetChild(task.id);
+  const meta = fx.store.require(task.id).metadata.observal;
+  assert.equal(meta.childPid, undefined);
+  assert.equal(meta.childStartTime, undefined);
+  assert.deepEqual(meta.notes, ["kept"]);
+  fx.store.forgetChild(task.id); // nothing left to forget: no error
+  assert.throws(() => fx.store.forgetChild(crypto.randomUUID()), /No delegated task/);
+});
