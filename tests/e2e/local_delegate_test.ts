@@ -488,3 +488,26 @@ Deno.test("delegate run: a home, OBSERVAL_HOME and repository reached through sy
     await pg.close();
   }
 });
+
+Deno.test("delegate run: a new 100 MB file is left out of the patch and named in the result; the rest comes back", async () => {
+  const pg = await setup();
+  try {
+    const r = await pg.json(["delegate", "run", pg.identifier, "--", "Make a big file"], {
+      env: {
+        FAKE_ACTIONS: "head -c 104857600 /dev/urandom > big.bin; printf 'small\\n' >> edit.txt",
+      },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const task = r.body as unknown as Task;
+    const text = JSON.stringify(task.status.message);
+    assert.match(text, /Proposed changes attached \(1 file changed/);
+    assert.match(text, /Left out of the patch as too large: big\.bin \(100\.0 MiB\)/);
+    assert.ok(task.metadata.observal.notes?.some((n) => n.includes('"big.bin" (100 MiB)')));
+    const patch = readFileSync(task.metadata.observal.patchPath!, "utf8");
+    assert.doesNotMatch(patch, /big\.bin/);
+    pg.git("apply", task.metadata.observal.patchPath!);
+    assert.equal(readFileSync(join(pg.repo, "edit.txt"), "utf8"), "one\ntwo\nsmall\n");
+  } finally {
+    await pg.close();
+  }
+});
