@@ -54,6 +54,8 @@ interface SignatureEntry {
  *
  * @example
  * ```ts
+ * declare const card: unknown;
+ * declare function safeGetJson(url: string): Promise<unknown>;
  * const result = await verifyCardSignatures(card, { fetchJwks: (url) => safeGetJson(url) });
  * if (result.status === "verified") console.log(result.keyId);
  * ```

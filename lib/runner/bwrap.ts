@@ -41,6 +41,9 @@ function tmpFolders(paths: readonly string[]): string[] {
  *
  * @example
  * ```ts
+ * import type { SandboxPolicy } from "./sandbox_policy.ts";
+ * declare const policy: SandboxPolicy;
+ * declare const ws: { path: string };
  * const argv = bwrapArgv(policy, ["codex", "exec", "..."], {
  *   bwrap: "/usr/bin/bwrap",
  *   cwd: ws.path,

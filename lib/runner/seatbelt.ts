@@ -22,6 +22,10 @@ function quote(path: string): string {
  *
  * @example
  * ```ts
+ * import type { SandboxPolicy } from "./sandbox_policy.ts";
+ * declare const policy: SandboxPolicy;
+ * declare const ws: { scratch: string };
+ * declare const plan: { argv: string[] };
  * const profile = seatbeltProfile(policy, `${ws.scratch}/tmp`);
  * const argv = [SANDBOX_EXEC, "-p", profile, "--", ...plan.argv];
  * ```

@@ -60,6 +60,12 @@ export interface CreateWorkspaceOptions {
  *
  * @example
  * ```ts
+ * import { markBaseline } from "./mark_baseline.ts";
+ * import { removeWorkspace } from "./remove_workspace.ts";
+ * import { workspaceChanges } from "./workspace_changes.ts";
+ * declare const ctx: { home: string; cwd: string; env: Record<string, string> };
+ * declare function writeAgentConfig(dir: string): string[];
+ * declare function runHarness(options: { cwd: string }): Promise<void>;
  * const ws = await createWorkspace({ home: ctx.home, cwd: ctx.cwd, env: ctx.env });
  * try {
  *   const written = writeAgentConfig(ws.path); // relative paths

@@ -24,6 +24,8 @@ export interface MarkBaselineOptions {
  *
  * @example
  * ```ts
+ * import type { Workspace } from "./types.ts";
+ * declare const ws: Workspace;
  * const baseline = await markBaseline(ws, [".claude/agents/reviewer.md"]);
  * ```
  */

@@ -18,6 +18,8 @@ import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_
  *
  * @example
  * ```ts
+ * declare const ws: { root: string; path: string };
+ * declare const home: string;
  * try {
  *   // ... run the agent in ws.path ...
  * } finally {

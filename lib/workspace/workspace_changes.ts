@@ -47,6 +47,9 @@ const NOTHING: ChangeStat = { files: 0, insertions: 0, deletions: 0 };
  *
  * @example
  * ```ts
+ * import type { Baseline, Workspace } from "./types.ts";
+ * declare const ws: Workspace;
+ * declare const baseline: Baseline;
  * const { bytes, notes, stat, omitted } = await workspaceChanges(ws, baseline);
  * ```
  */

@@ -42,6 +42,8 @@ export function listWorkspaceRoots(home: string): string[] {
  *
  * @example
  * ```ts
+ * declare const ws: { root: string; path: string };
+ * declare const home: string;
  * workspaceRootOf(`${ws.path}/src/a.ts`, home); // ws.root
  * workspaceRootOf(`${ws.root}/../..`, home); // undefined
  * ```

@@ -18,6 +18,9 @@ export interface RemoteRpcErrorOptions extends ObservalErrorOptions {
  *
  * @example
  * ```ts
+ * declare const client: { get(id: string): Promise<unknown> };
+ * declare const id: string;
+ * declare function forget(id: string): void;
  * try {
  *   await client.get(id);
  * } catch (err) {
