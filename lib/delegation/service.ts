@@ -23,7 +23,7 @@ import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import { matchProcess, pidNamespace } from "../process/mod.ts";
 import type { HarnessOption } from "./harness_choice.ts";
-import { type HarnessKey, piSessionRoot } from "../harness/facts/mod.ts";
+import type { HarnessKey } from "../harness/keys/mod.ts";
 import type { SandboxChoice, SandboxMounts } from "../runner/mod.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { reapTask, sweepWorkspaces } from "./reaper.ts";
@@ -349,8 +349,12 @@ export class DelegationService {
         sandboxMounts: sandbox.mounts,
         notes: sandbox.notice ? [sandbox.notice] : undefined,
       };
+      // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
+      const sessionDir = choice.key === "pi"
+        ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
+        : undefined;
       const net = this.#net();
-      perms = (fence) => localPermissions(ctx, { ...choice, sandbox }, net, fence);
+      perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
     }
     // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
     options.signal?.throwIfAborted();
@@ -1086,7 +1090,15 @@ export function remotePermissions(
  */
 export function localPermissions(
   ctx: Context,
-  harness: { key: string; binary: string; trustDir?: string; sandbox?: LocalSandbox },
+  harness: {
+    key: string;
+    binary: string;
+    /** The harness config the run checks (Pi's trust), read. */
+    trustDir?: string;
+    /** Where the run writes the harness's session file before it starts (Pi's). */
+    sessionDir?: string;
+    sandbox?: LocalSandbox;
+  },
   net: string[],
   fence?: WorkerFence,
 ): SelfPermissions {
@@ -1104,8 +1116,7 @@ export function localPermissions(
   if (platform === "linux") run.push("cat", "readlink", "find");
   if (platform === "darwin") run.push("ps", "lsof");
   const write = [...files.write, workspaces];
-  // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
-  if (harness.key === "pi") write.push(piSessionRoot(ctx.env));
+  if (harness.sessionDir) write.push(harness.sessionDir);
   const sandbox = harness.sandbox;
   // The sandbox's program, which the worker runs the harness under.
   if (sandbox?.tool && (sandbox.kind === "bwrap" || sandbox.kind === "seatbelt")) {

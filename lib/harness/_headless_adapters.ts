@@ -12,21 +12,7 @@ import type { HeadlessAdapter, HeadlessOutput, HeadlessResult } from "./headless
 import { inlinePrompt, stripAnsi } from "./headless.ts";
 import { piSessionFile } from "./pi_session.ts";
 import type { HarnessKey } from "./registry.ts";
-
-type Json = Record<string, unknown>;
-
-function jsonLines(text: string): Json[] {
-  const out: Json[] = [];
-  for (const line of text.split("\n")) {
-    const t = line.trim();
-    if (!t.startsWith("{")) continue;
-    try {
-      const v = JSON.parse(t);
-      if (v && typeof v === "object" && !Array.isArray(v)) out.push(v);
-    } catch { /* a log line */ }
-  }
-  return out;
-}
+import { type Json, jsonLines } from "./_headless_json.ts";
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;

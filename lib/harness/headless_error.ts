@@ -9,31 +9,13 @@
 import type { HeadlessOutput, HeadlessResult } from "./headless.ts";
 import { stripAnsi } from "./headless.ts";
 import type { HarnessKey } from "./registry.ts";
-
-type Json = Record<string, unknown>;
+import { isObject, type Json, jsonLines } from "./_headless_json.ts";
 
 /** The longest line returned; a harness may put a whole response body in its message. */
 export const MAX_ERROR_LINE = 400;
 
-function isObject(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v : undefined;
-}
-
-function jsonLines(text: string): Json[] {
-  const out: Json[] = [];
-  for (const line of text.split("\n")) {
-    const t = line.trim();
-    if (!t.startsWith("{")) continue;
-    try {
-      const v = JSON.parse(t);
-      if (isObject(v)) out.push(v);
-    } catch { /* a log line */ }
-  }
-  return out;
 }
 
 /** Error reports some harnesses print as events without the adapter turning them into an error. */

@@ -73,7 +73,7 @@ const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
 const RENDERERS = [
   /^node_modules\/yaml\//,
   /^node_modules\/smol-toml\//,
-  /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust)/,
+  /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust|pi_session)/,
 ];
 
 Deno.test("observal --version loads only the runtime seams and the version; the CLI after it", async () => {
@@ -275,7 +275,7 @@ Deno.test("delegate run loads no workspace copying, harness facts or A2A normali
   assert.deepEqual(
     loaded(graph, [
       /^lib\/workspace\/(?!roots\/|remove_workspace|workspace_roots)/,
-      /^lib\/harness\/(facts\/|headless|_headless|pi_trust)/,
+      /^lib\/harness\/(facts\/|headless|_headless|pi_trust|pi_session)/,
       /^lib\/a2a\/(mod|normalize|tokens|digest|compat\/)/,
       ...A2A_CLIENT,
       ...SERVER,
@@ -321,7 +321,7 @@ Deno.test("registry search checks --harness by its keys and loads the harness fa
   assert.ok(graph.has("lib/harness/keys.ts"));
   assert.deepEqual(
     loaded(graph, [
-      /^lib\/harness\/(facts\/|registry\.ts|headless|_headless|pi_trust)/,
+      /^lib\/harness\/(facts\/|registry\.ts|headless|_headless|pi_trust|pi_session)/,
       /^harness_registry\.json$/,
     ]),
     [],
