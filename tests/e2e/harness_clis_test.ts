@@ -29,6 +29,7 @@ import {
   netnsSupported,
   startModelServerInNetns,
 } from "../support/netns.ts";
+import { fakeMcpScript } from "../support/fake_mcp.ts";
 
 const NODE = fileURLToPath(new URL("../../node_modules/node/bin/node", import.meta.url));
 const SESSION_ID = "6f1c2d4e-1111-4222-8333-944455556666";
@@ -46,30 +47,11 @@ const EDITS: ScriptStep[] = [
 ];
 
 /** A stdio MCP server named observal-agents whose tools echo their input and an env marker. */
-const FAKE_MCP = `import { createInterface } from "node:readline";
-const tools = ["find_agents", "delegate", "get_task"].map((name) => ({
-  name,
-  description: "Scripted " + name,
-  inputSchema: { type: "object", properties: { query: { type: "string" } } },
-}));
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-createInterface({ input: process.stdin }).on("line", (line) => {
-  let m;
-  try { m = JSON.parse(line); } catch { return; }
-  if (m.id === undefined) return;
-  const result = m.method === "initialize"
-    ? { protocolVersion: m.params?.protocolVersion ?? "2025-06-18", capabilities: { tools: {} },
-        serverInfo: { name: "observal-agents", version: "0.0.0" } }
-    : m.method === "tools/list" ? { tools }
-    : m.method === "tools/call"
-    ? { content: [{ type: "text", text: m.params.name + " answered " +
-        JSON.stringify(m.params.arguments ?? {}) + " " + process.env.OBSERVAL_MCP_MARK }] }
-    : m.method === "ping" ? {} : undefined;
-  send(result === undefined
-    ? { jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } }
-    : { jsonrpc: "2.0", id: m.id, result });
-});
-`;
+const FAKE_MCP = fakeMcpScript(
+  "observal-agents",
+  ["find_agents", "delegate", "get_task"],
+  "OBSERVAL_MCP_MARK",
+);
 
 interface Sandbox {
   key: HarnessCliKey;

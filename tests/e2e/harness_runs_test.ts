@@ -23,30 +23,13 @@ import {
 import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support/harness_clis.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { startModelServerInNetns } from "../support/netns.ts";
+import { fakeMcpScript } from "../support/fake_mcp.ts";
 
 const NODE = fileURLToPath(new URL("../../node_modules/node/bin/node", import.meta.url));
 const MODEL_SAID = "The model fake-model does not exist or you do not have access to it.";
 
-/** A stdio MCP server with one tool, `ping`, that answers `pong` and an env marker. */
-const PING_MCP = `import { createInterface } from "node:readline";
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-createInterface({ input: process.stdin }).on("line", (line) => {
-  let m;
-  try { m = JSON.parse(line); } catch { return; }
-  if (m.id === undefined) return;
-  const result = m.method === "initialize"
-    ? { protocolVersion: m.params?.protocolVersion ?? "2025-06-18", capabilities: { tools: {} },
-        serverInfo: { name: "pinger", version: "0.0.0" } }
-    : m.method === "tools/list"
-    ? { tools: [{ name: "ping", description: "Answers pong", inputSchema: { type: "object" } }] }
-    : m.method === "tools/call"
-    ? { content: [{ type: "text", text: "pong " + process.env.PING_MARK }] }
-    : m.method === "ping" ? {} : undefined;
-  send(result === undefined
-    ? { jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } }
-    : { jsonrpc: "2.0", id: m.id, result });
-});
-`;
+/** A stdio MCP server with one tool, `ping`, that answers with an env marker. */
+const PING_MCP = fakeMcpScript("pinger", ["ping"], "PING_MARK");
 
 interface Run {
   code: number;
@@ -237,7 +220,7 @@ Deno.test("gemini-cli: the agent's MCP server answers; shell outside rm, and rm 
       "tool:mcp_pinger_ping",
     ], detail);
     // The server ran with the environment the install gave it (Gemini fences tool output).
-    assert.match(report.response, /^ping said: .*pong mark-42/s, detail);
+    assert.match(report.response, /^ping said: .*ping answered \{\} mark-42/s, detail);
     assert.equal(existsSync(join(r.repo, "made-by-shell.txt")), false, "touch was refused");
     assert.equal(existsSync(join(r.root, "outside.txt")), true, "rm outside the copy was refused");
     assert.equal(existsSync(join(r.repo, "gone.txt")), false, "rm inside the copy ran");
