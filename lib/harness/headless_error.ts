@@ -9,7 +9,7 @@
 import type { HeadlessOutput, HeadlessResult } from "./headless.ts";
 import { stripAnsi } from "./headless.ts";
 import type { HarnessKey } from "./registry.ts";
-import { isObject, type Json, jsonLines } from "./_headless_json.ts";
+import { isObject, jsonLines } from "./_headless_json.ts";
 
 /** The longest line returned; a harness may put a whole response body in its message. */
 export const MAX_ERROR_LINE = 400;
