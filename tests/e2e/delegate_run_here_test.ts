@@ -216,7 +216,13 @@ Deno.test("an agent whose card streams is run by a worker, as before", async () 
     assert.equal(task.status.state, "TASK_STATE_COMPLETED");
     const pid = readPid(dirOf(pg, task.id));
     assert.ok(pid !== undefined && pid !== caller.pid, "a worker ran it");
-    assert.match(readFileSync(join(dirOf(pg, task.id), "worker.log"), "utf8"), /completed/);
+    // The worker settles the task first and writes its last log line after: read the log
+    // once it has exited.
+    const dir = dirOf(pg, task.id);
+    for (let i = 0; i < 600 && workerAlive(pid, task.id, dir); i++) {
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.match(readFileSync(join(dir, "worker.log"), "utf8"), /completed/);
   } finally {
     await pg.close();
   }
