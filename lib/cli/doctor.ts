@@ -135,7 +135,7 @@ async function registryCheck(ctx: Context): Promise<Check> {
 }
 
 async function harnessChecks(ctx: Context): Promise<Check[]> {
-  const { harnessOptions } = await import("../delegation/runnable/mod.ts");
+  const { harnessOptions } = await import("../runner/runnable/mod.ts");
   const { findDelegationEntry, getHarness, HARNESS_KEYS, piTrust, piTrustFix } = await import(
     "../harness/mod.ts"
   );

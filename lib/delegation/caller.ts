@@ -9,8 +9,9 @@
 import type { Task } from "../a2a/tasks/mod.ts";
 import type { Env } from "../core/mod.ts";
 
-/** Default for OBSERVAL_DELEGATION_MAX_DEPTH. */
-export const DEFAULT_MAX_DEPTH = 2;
+import { DEFAULT_MAX_DEPTH } from "../runner/mod.ts";
+
+export { DEFAULT_MAX_DEPTH };
 /** Largest depth or depth limit accepted from the environment. */
 export const MAX_DEPTH_VALUE = 100;
 

@@ -9,7 +9,7 @@ import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { CAPABILITY_LOCK_RETENTION_DAYS, pruneCapabilityLock } from "../telemetry/mod.ts";
-import { reapTask, sweepWorkspaces } from "./reaper.ts";
+import { reapTask, sweepWorkspaces } from "../runner/mod.ts";
 import type { DelegationService } from "./service.ts";
 
 /** Options for {@linkcode reconcile}. */

@@ -4,8 +4,7 @@
  * @module
  */
 import type * as NodeFs from "node:fs";
-import { type FileLock, hostPid, hostPlatform, nodeFs } from "../core/host.ts";
-import { dirname, join, resolve } from "../core/paths.ts";
+import { type FileLock, hostPid, nodeFs } from "../core/host.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {
@@ -22,11 +21,7 @@ import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import { matchProcess, pidNamespace } from "../process/mod.ts";
-import type { HarnessOption } from "./harness_choice.ts";
 import type { HarnessKey } from "../harness/keys/mod.ts";
-import type { SandboxChoice, SandboxMounts } from "../runner/mod.ts";
-import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
-import { reapTask, sweepWorkspaces } from "./reaper.ts";
 import {
   checkApproved,
   checkBreadth,
@@ -35,20 +30,32 @@ import {
   checkMessage,
   MAX_MESSAGE_CHARS,
 } from "./guards.ts";
-import { agentMessage, markChanged, namingLog, settle, userMessage } from "./task_ops.ts";
 import {
+  agentMessage,
   clearPid,
+  failedUnexpectedly,
+  type HarnessOption,
   type LaunchWorker,
+  LOCAL_TIMEOUT_SECONDS,
+  localPermissions,
+  type LocalSandbox,
+  markChanged,
+  namingLog,
   prepareWorkerLog,
   readPid,
   readPidNamespace,
+  reapTask,
+  remotePermissions,
+  settle,
+  sweepWorkspaces,
   takeRunnerLock,
+  userMessage,
   workerAlive,
+  type WorkerFence,
   workerLog,
   writePid,
   writePidNamespace,
-} from "./worker_process.ts";
-import { failedUnexpectedly } from "./worker.ts";
+} from "../runner/mod.ts";
 
 /** How long a task may wait for its worker to write its pid. */
 export const WORKER_START_MS = 60_000;
@@ -155,14 +162,6 @@ export interface StartOptions {
   runHere?: boolean;
 }
 
-/** The sandbox chosen for a registry agent's run, with what its worker needs for it. */
-export interface LocalSandbox extends SandboxChoice {
-  /** The home's part of the sandbox's policy. */
-  mounts?: SandboxMounts;
-  /** Said once when `auto` finds no sandbox. */
-  notice?: string;
-}
-
 /** Options for {@linkcode DelegationService.wait}. */
 export interface WaitOptions {
   /** When the caller's clock started, so earlier work counts against the wait. */
@@ -233,7 +232,7 @@ export class DelegationService {
       pageSize: Math.min(100, Math.max(3 * limit, 10)),
     });
     // Harness facts load only for commands that need them.
-    const { harnessOptions, runnableHere } = await import("./harness_choice.ts");
+    const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
     let options: HarnessOption[] | undefined;
     return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
       const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
@@ -331,7 +330,7 @@ export class DelegationService {
         );
       }
       const supported = entry["obs:supportedHarnesses"] ?? [];
-      const { chooseHarness, harnessOptions } = await import("./harness_choice.ts");
+      const { chooseHarness, harnessOptions } = await import("../runner/runnable/mod.ts");
       const choice = chooseHarness({
         supported,
         preferred: caller.harness,
@@ -442,7 +441,7 @@ export class DelegationService {
       writePid(dir, hostPid());
       writePidNamespace(dir);
     } catch { /* the runner lock proves this process alive all the same */ }
-    const running = import("./remote_run.ts")
+    const running = import("../runner/remote/mod.ts")
       .then(({ runRemote }) =>
         runRemote(deps, task, { entry: here.entry, handover: handover.signal })
       )
@@ -469,7 +468,7 @@ export class DelegationService {
           this.#launch(ran, here.perms);
         } catch (err) {
           // No worker follows the remote task now: ask the agent to drop it.
-          await (await import("./remote_run.ts")).abandonRemote(deps, ran);
+          await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
           throw err;
         }
       }
@@ -901,7 +900,7 @@ export class DelegationService {
     const deps = { ctx, store, registry: this.#d.registry };
     // The A2A client loads only when a remote agent must be told.
     const cancelRemote = async (task: Task) =>
-      await (await import("./remote_run.ts")).cancelRemote(deps, task);
+      await (await import("../runner/remote/mod.ts")).cancelRemote(deps, task);
     if (isInterrupted(state)) return await cancelRemote(claimed);
     const pid = this.#workerPid(id);
     if (pid !== undefined && !workerAlive(pid, id, store.taskDir(id))) {
@@ -1030,120 +1029,6 @@ function watchTask(dir: string): TaskWatch {
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
     close: () => watcher?.close(),
   };
-}
-
-/** What a worker is fenced to besides its task's needs: its task and the store it updates. */
-export interface WorkerFence {
-  /** The task's folder (`store.taskDir(id)`): worker log, pid, state, child output, patch. */
-  taskDir: string;
-  /** The task database (`store.path`); SQLite opens its `-wal` and `-shm` files beside it. */
-  storePath: string;
-}
-
-/**
- * The files every worker opens: its task folder and the task database (read and write),
- * config.json (read: which registry to use) and, when no server is configured, the
- * embedded registry's database (`<home>/registry.db`, as lib/server's `registryPath`).
- */
-function workerFiles(ctx: Context, fence: WorkerFence): { read: string[]; write: string[] } {
-  const database = (path: string) => [path, `${path}-wal`, `${path}-shm`];
-  const write = [fence.taskDir, ...database(fence.storePath)];
-  if (serverTarget(ctx).kind === "embedded") write.push(...database(join(ctx.home, "registry.db")));
-  return { read: [...write, join(ctx.home, "config.json")], write };
-}
-
-/**
- * What a remote task's worker may touch under `deno run`: its own task folder and the
- * store's database files, and the network of the agent's pinned endpoint and the
- * configured registry (`net`, from the service). Nothing else under OBSERVAL_HOME, no
- * other host, no program.
- *
- * @param ctx the caller's context (home, env)
- * @param net `host:port` entries the worker may reach
- * @param fence the task's folder and the store's database; without it (older callers) the
- *   worker gets all of OBSERVAL_HOME
- * @returns the permissions the worker is started with
- */
-export function remotePermissions(
-  ctx: Context,
-  net: string[],
-  fence?: WorkerFence,
-): SelfPermissions {
-  if (!fence) return { read: [ctx.home], write: [ctx.home], net };
-  return { ...workerFiles(ctx, fence), net };
-}
-
-/**
- * What a local task's worker may touch under `deno run`: its task folder and the store's
- * database files; the workspaces folder (`<home>/delegations/ws`, as lib/workspace's
- * `workspacesDir`: the copy is made there under a name chosen at run time); read the
- * caller's repository (to copy its uncommitted files), the harness binary and the harness
- * config the run checks (Pi's trust); run git and the chosen harness; and reach the
- * registry. The harness child itself is not fenced by this: it has the user's own access.
- *
- * @param ctx the caller's context (home, cwd, env)
- * @param harness the chosen harness: its binary and the config folder it needs read
- * @param net `host:port` entries the worker may reach (the registry's, if remote)
- * @param fence the task's folder and the store's database; without it (older callers) the
- *   worker gets all of OBSERVAL_HOME
- * @returns the permissions the worker is started with
- */
-export function localPermissions(
-  ctx: Context,
-  harness: {
-    key: string;
-    binary: string;
-    /** The harness config the run checks (Pi's trust), read. */
-    trustDir?: string;
-    /** Where the run writes the harness's session file before it starts (Pi's). */
-    sessionDir?: string;
-    sandbox?: LocalSandbox;
-  },
-  net: string[],
-  fence?: WorkerFence,
-): SelfPermissions {
-  const { binary } = harness;
-  const files = fence ? workerFiles(ctx, fence) : { read: [ctx.home], write: [ctx.home] };
-  const workspaces = join(ctx.home, "delegations", "ws");
-  const read = [...files.read, workspaces, ...repositoryPaths(ctx.cwd), binary];
-  // Pi's trust is checked again when the run starts.
-  if (harness.trustDir) read.push(harness.trustDir);
-  // kill(1) stops the child's whole process group when a scoped permission cannot; the
-  // others read a child's start time, which tells it from a later process with its pid.
-  const run = ["git", binary, "kill"];
-  const platform = hostPlatform();
-  // find(1) lists the processes still working in the copy when nothing else ends them.
-  if (platform === "linux") run.push("cat", "readlink", "find");
-  if (platform === "darwin") run.push("ps", "lsof");
-  const write = [...files.write, workspaces];
-  if (harness.sessionDir) write.push(harness.sessionDir);
-  const sandbox = harness.sandbox;
-  // The sandbox's program, which the worker runs the harness under.
-  if (sandbox?.tool && (sandbox.kind === "bwrap" || sandbox.kind === "seatbelt")) {
-    run.push(sandbox.tool);
-    read.push(sandbox.tool);
-  }
-  return { read: [...new Set(read)], write: [...new Set(write)], net, run };
-}
-
-/**
- * The folders a worker reads to copy the caller's working state: the repository's top
- * level (found by its `.git`) and, for a linked worktree, the git directory it points to.
- * Outside a repository, the directory itself.
- */
-function repositoryPaths(cwd: string): string[] {
-  for (let dir = resolve(cwd);; dir = dirname(dir)) {
-    const dotGit = join(dir, ".git");
-    try {
-      if (nodeFs().statSync(dotGit).isFile()) {
-        const gitdir = /^gitdir:\s*(.+)$/m.exec(nodeFs().readFileSync(dotGit, "utf8"))?.[1]?.trim();
-        // A linked worktree's git directory lives in the main repository's .git.
-        return gitdir ? [dir, resolve(dir, gitdir, "..", "..")] : [dir];
-      }
-      return [dir];
-    } catch { /* no .git here: look further up */ }
-    if (dirname(dir) === dir) return [resolve(cwd)];
-  }
 }
 
 /** The registry agent id in `urn:air:<publisher>:agent:<uuid>`. */

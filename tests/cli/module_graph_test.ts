@@ -100,7 +100,7 @@ Deno.test("delegate commands, search, the store, the embedded registry and the M
   for (
     const entry of [
       // What search, `delegate find` and find_agents load to mark what can run here.
-      "lib/delegation/runnable/mod.ts",
+      "lib/runner/runnable/mod.ts",
       "lib/cli/delegate/list.ts",
       "lib/cli/delegate/status.ts",
       "lib/cli/delegate/run.ts",
@@ -178,7 +178,7 @@ Deno.test("the observal-agents MCP server loads none of the MCP SDK's code, and 
 Deno.test("every command module is left out of the command table's static graph", async () => {
   const graph = await staticGraph("lib/cli/mod.ts");
   assert.deepEqual(
-    loaded(graph, [/^lib\/(a2a|store|registry|delegation|server|mcp|harness)\//]),
+    loaded(graph, [/^lib\/(a2a|store|registry|delegation|runner|server|mcp|harness)\//]),
     [],
   );
 });
@@ -209,7 +209,14 @@ Deno.test("delegate list loads the task store and nothing of the registry or the
     ["lib/a2a/task.ts", "lib/a2a/tasks/mod.ts"],
   );
   assert.deepEqual(
-    loaded(graph, [/^lib\/registry\//, /^lib\/delegation\//, ...SERVER, ...MCP, ...RENDERERS]),
+    loaded(graph, [
+      /^lib\/registry\//,
+      /^lib\/delegation\//,
+      /^lib\/runner\//,
+      ...SERVER,
+      ...MCP,
+      ...RENDERERS,
+    ]),
     [],
   );
 });
@@ -220,7 +227,8 @@ Deno.test("the worker loads the store and the registry client, its runner only w
   assert.ok(graph.has("lib/registry/client.ts"));
   assert.deepEqual(
     loaded(graph, [
-      /^lib\/delegation\/(service|local_run|remote_run|reaper|reconcile)\.ts$/,
+      /^lib\/delegation\//,
+      /^lib\/runner\/(local_run|remote_run|reaper)\.ts$/,
       ...A2A_CLIENT,
       ...JOSE_AND_SDK,
       ...SERVER,
@@ -254,7 +262,7 @@ Deno.test("the registry client reads cards through the card door: no task normal
 });
 
 Deno.test("the harness facts door reads the bundled registry without building its schema", async () => {
-  for (const entry of ["lib/harness/facts/mod.ts", "lib/delegation/runnable/mod.ts"]) {
+  for (const entry of ["lib/harness/facts/mod.ts", "lib/runner/runnable/mod.ts"]) {
     const graph = await staticGraph(entry);
     assert.ok(graph.has("harness_registry.json"), entry);
     assert.deepEqual(loaded(graph, [/^lib\/harness\/registry_schema\.ts$/]), [], entry);
@@ -288,7 +296,7 @@ Deno.test("the delegation service's door loads no runner, server or MCP", async 
   const graph = await staticGraph("lib/delegation/mod.ts");
   assert.deepEqual(
     loaded(graph, [
-      /^lib\/delegation\/(local_run|remote_run)\.ts$/,
+      /^lib\/runner\/(local_run|remote_run)\.ts$/,
       ...A2A_CLIENT,
       ...JOSE_AND_SDK,
       ...SERVER,
@@ -300,11 +308,12 @@ Deno.test("the delegation service's door loads no runner, server or MCP", async 
 });
 
 Deno.test("registry search asks which harnesses run here without loading the delegation service", async () => {
-  const graph = await staticGraph("lib/delegation/runnable/mod.ts");
-  assert.ok(graph.has("lib/delegation/harness_choice.ts"));
+  const graph = await staticGraph("lib/runner/runnable/mod.ts");
+  assert.ok(graph.has("lib/runner/harness_choice.ts"));
   assert.deepEqual(
     loaded(graph, [
-      /^lib\/delegation\/(?!runnable\/|harness_choice)/,
+      /^lib\/delegation\//,
+      /^lib\/runner\/(?!runnable\/|harness_choice)/,
       /^lib\/workspace\//,
       /^lib\/store\//,
       ...SERVER,
@@ -360,7 +369,7 @@ Deno.test("asking which harnesses run here never starts Deno's Node layer at run
     await Deno.mkdir(`${dir}/.pi/agent`, { recursive: true });
     await Deno.writeTextFile(`${dir}/.pi/agent/trust.json`, JSON.stringify({ [dir]: true }));
     const found = await withoutNodeLayer(`
-      const { harnessOptions } = await import(${moduleUrl("lib/delegation/runnable/mod.ts")});
+      const { harnessOptions } = await import(${moduleUrl("lib/runner/runnable/mod.ts")});
       const env = { PATH: ${JSON.stringify(`/nonexistent:${dir}`)}, HOME: ${JSON.stringify(dir)} };
       const found = harnessOptions(env, ${JSON.stringify(dir)}).filter((o) => o.binary);
       console.log(JSON.stringify(found.map((o) => [o.key, o.binary])));

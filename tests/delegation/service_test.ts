@@ -349,7 +349,7 @@ Deno.test("runRemote() handed over before it sent anything returns at once: the 
   const registry = pg.registry();
   try {
     const task = await service.start(pg.identifier, "Not yet", { caller: CALLER, waitSeconds: 0 });
-    const { runRemote } = await import("../../lib/delegation/remote_run.ts");
+    const { runRemote } = await import("../../lib/runner/remote/mod.ts");
     const ran = await runRemote(
       { ctx: createContext({ env: pg.env, cwd: pg.home }), store, registry: () => registry },
       task,

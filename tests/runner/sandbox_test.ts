@@ -12,7 +12,7 @@ import {
   sandboxPolicy,
   seatbeltProfile,
 } from "../../lib/runner/mod.ts";
-import { childEnv } from "../../lib/delegation/child_env.ts";
+import { childEnv } from "../../lib/runner/mod.ts";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { ObservalError } from "../../lib/core/mod.ts";
 

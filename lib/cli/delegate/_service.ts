@@ -39,7 +39,7 @@ export function openService(ctx: Context): Opened & { close(): void } {
  */
 export async function loadServiceCode(ctx: Context): Promise<void> {
   await Promise.all([
-    import("../../delegation/runnable/mod.ts"),
+    import("../../runner/runnable/mod.ts"),
     serverTarget(ctx).kind === "embedded" ? loadEmbeddedRegistryCode() : undefined,
   ]);
 }

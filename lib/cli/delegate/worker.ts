@@ -4,7 +4,7 @@
  * and nothing else: no delegation service, no MCP, no harness renderers for a remote task.
  * @module
  */
-import { runWorker } from "../../delegation/worker/mod.ts";
+import { runWorker } from "../../runner/worker/mod.ts";
 import type { RegistryClient } from "../../registry/mod.ts";
 import { openTaskStore } from "../../store/mod.ts";
 import type { Command } from "../command.ts";

@@ -84,7 +84,7 @@ identifier, name, kind (agent or a2a), state, delegable, score and what else the
 async function markRunnableHere(ctx: Context, results: EntrySummary[]): Promise<void> {
   const agents = results.filter((r) => r.type === TYPES.agent && r["obs:delegable"] === true);
   if (agents.length === 0) return;
-  const { harnessOptions, runnableHere } = await import("../../delegation/runnable/mod.ts");
+  const { harnessOptions, runnableHere } = await import("../../runner/runnable/mod.ts");
   const options = harnessOptions(ctx.env, ctx.cwd);
   for (const r of agents) {
     const here = runnableHere(r["obs:supportedHarnesses"] ?? [], options);

@@ -34,7 +34,7 @@ import {
   writeSnippet,
 } from "../harness/mod.ts";
 import { killProcessesIn, processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
-import { sandboxedCommand } from "../runner/mod.ts";
+import { sandboxedCommand } from "./sandboxed_command.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import {

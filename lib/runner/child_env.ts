@@ -6,7 +6,7 @@
  */
 import type { Task } from "../a2a/tasks/mod.ts";
 import type { Env } from "../core/mod.ts";
-import { DEFAULT_MAX_DEPTH } from "./caller.ts";
+import { DEFAULT_MAX_DEPTH } from "./limits.ts";
 
 /** Variables that describe the caller and must not leak into the child as its own. */
 const CALLER_ONLY = new Set([

@@ -8,7 +8,7 @@ import {
   type HarnessOption,
   harnessOptions,
   runnableHere,
-} from "../../lib/delegation/runnable/mod.ts";
+} from "../../lib/runner/runnable/mod.ts";
 
 /** A PATH holding fake executables with the given names, and a HOME for Pi. */
 function machine(programs: string[]) {

@@ -1,4 +1,0 @@
-/** Time limits of delegated runs, shared by the service (which records them) and the workers. */
-
-/** Longest a local run may take unless the caller says otherwise (30 minutes). */
-export const LOCAL_TIMEOUT_SECONDS = 30 * 60;
