@@ -3,6 +3,9 @@
  * positionals once, and help text, validation and `--json` come from that declaration.
  * The tree names each command's module ({@linkcode lazy}); the module is imported only
  * when its command runs or shows its own help, so a command loads what it uses and no more.
+ *
+ * One module past 400 lines: declaration, parsing, help and the did-you-mean hints all
+ * read the same flag table.
  * @module
  */
 import type { Context } from "../core/mod.ts";

@@ -8,6 +8,9 @@
  * are Node's own. Code off the hot paths keeps importing `node:` built-ins directly; code
  * on them takes the rarely needed ones from {@linkcode nodeFs}, {@linkcode nodeProcess} and
  * the like, which load on first call.
+ *
+ * One module past 400 lines: it is the only seam between the two runtimes, and every
+ * command loads it first; each part is small and more modules would cost start-up time.
  * @module
  */
 import type * as NodeFs from "node:fs";

@@ -1,6 +1,11 @@
 /**
  * The delegation service: find agents, start a task after every guard holds, follow it,
- * answer it and cancel it. The CLI and the MCP server are thin layers over this.
+ * answer it and cancel it. The CLI and the MCP server are thin layers over this. The
+ * worker's side (runs, the worker process and its fence, the sandbox, reaping) is
+ * lib/runner.
+ *
+ * One module past 400 lines: one class whose verbs share the workers this process launched
+ * and the tasks it runs itself; splitting the verbs apart means passing that state around.
  * @module
  */
 import type * as NodeFs from "node:fs";
@@ -12,7 +17,6 @@ import {
   type Context,
   isoSeconds,
   ObservalError,
-  readConfig,
   type SelfPermissions,
   serverTarget,
 } from "../core/mod.ts";
@@ -20,8 +24,7 @@ import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../regi
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
-import { matchProcess, pidNamespace } from "../process/mod.ts";
-import type { HarnessKey } from "../harness/keys/mod.ts";
+import { pidNamespace } from "../process/mod.ts";
 import {
   checkApproved,
   checkBreadth,
@@ -38,7 +41,6 @@ import {
   type LaunchWorker,
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
-  type LocalSandbox,
   markChanged,
   namingLog,
   prepareWorkerLog,
@@ -46,6 +48,7 @@ import {
   readPidNamespace,
   reapTask,
   remotePermissions,
+  sandboxedWorkerGone,
   settle,
   sweepWorkspaces,
   takeRunnerLock,
@@ -338,7 +341,8 @@ export class DelegationService {
         options: harnessOptions(ctx.env, ctx.cwd),
         agentName: name,
       });
-      const sandbox = await this.#sandbox(options.sandbox, choice.key);
+      const { chooseTaskSandbox } = await import("../runner/mod.ts");
+      const sandbox = await chooseTaskSandbox(ctx, options.sandbox, choice.key);
       kindMeta = {
         kind: "agent",
         agentId,
@@ -551,30 +555,6 @@ export class DelegationService {
    * Starts the task's worker. If it cannot be started the task is settled as failed (it
    * never stays submitted) and the error says why and what to check.
    */
-  /**
-   * The sandbox a registry agent's child gets, chosen here so that `on` refuses before any
-   * task exists; `auto` without one says so once, on stderr and in the task's notes.
-   */
-  async #sandbox(flag: string | undefined, harness: string): Promise<LocalSandbox> {
-    const { ctx } = this.#d;
-    const { chooseSandbox, probeSandbox, sandboxMode, sandboxMounts } = await import(
-      "../runner/mod.ts"
-    );
-    const mode = sandboxMode(flag, ctx.env, readConfig(ctx));
-    const choice = chooseSandbox(mode, () => probeSandbox(ctx.home, ctx.env));
-    if (choice.kind === "bwrap" || choice.kind === "seatbelt") {
-      // The home's part is found here, so the worker never reads the home's secrets.
-      const { getHarness } = await import("../harness/facts/mod.ts");
-      const state = getHarness(harness as HarnessKey).headless.state_paths;
-      return { ...choice, mounts: sandboxMounts(ctx.env, state, ctx.home) };
-    }
-    if (choice.kind !== "none" || mode === "off") return choice;
-    const notice = `Not sandboxed: ${choice.reason}. The agent runs with your own access ` +
-      "(set sandbox to on to refuse such runs, or off to silence this)";
-    ctx.io.stderr.write(`observal: ${notice}\n`);
-    return { ...choice, notice };
-  }
-
   #launch(task: Task, perms: (fence: WorkerFence) => SelfPermissions): void {
     const { store, ctx } = this.#d;
     let pid: number;
@@ -703,7 +683,9 @@ export class DelegationService {
     if (pid !== undefined) {
       const dir = this.#d.store.taskDir(task.id);
       const ns = readPidNamespace(dir);
-      if (ns !== undefined && ns !== pidNamespace()) return this.#sandboxGone(task);
+      if (ns !== undefined && ns !== pidNamespace()) {
+        return sandboxedWorkerGone(this.#d.store, task);
+      }
       return workerAlive(pid, task.id, dir)
         ? undefined
         : "The delegation worker stopped unexpectedly.";
@@ -712,25 +694,6 @@ export class DelegationService {
     const grace = this.#d.workerStartMs ?? WORKER_START_MS;
     if (this.#d.ctx.clock.now().getTime() - started <= grace) return undefined;
     return `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
-  }
-
-  /**
-   * For a task whose worker's pid was read in another PID namespace, where its number
-   * means nothing here: one started from inside the sandbox of the task that delegated it
-   * lives as long as that sandbox (its first process is the parent's recorded child). Seen
-   * from inside a sandbox, or when that cannot be told, the worker is taken as alive.
-   */
-  #sandboxGone(task: Task): string | undefined {
-    const parentId = task.metadata.observal.parentTaskId;
-    const parent = parentId ? this.#d.store.get(parentId) : undefined;
-    if (!parent) return undefined;
-    const meta = parent.metadata.observal;
-    if (meta.sandbox !== "bwrap") return undefined;
-    const gone = isFinal(parent.status.state) || meta.childPid === undefined ||
-      matchProcess(meta.childPid, meta.childStartTime) === "gone";
-    return gone
-      ? `The delegation ended with the sandbox of task ${parent.id}, which delegated it.`
-      : undefined;
   }
 
   /**

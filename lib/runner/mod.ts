@@ -26,6 +26,7 @@ export * from "./worker_process.ts";
 export { failedUnexpectedly, type WorkerDeps } from "./worker.ts";
 export type { HarnessChoiceInput, HarnessOption } from "./harness_choice.ts";
 export {
+  chooseTaskSandbox,
   localPermissions,
   type LocalSandbox,
   remotePermissions,

@@ -18,9 +18,16 @@ import {
   writeText,
 } from "../core/host.ts";
 import { join } from "../core/paths.ts";
-import { pidExists, pidNamespace, processCommandLine, processIdentity } from "../process/mod.ts";
+import {
+  matchProcess,
+  pidExists,
+  pidNamespace,
+  processCommandLine,
+  processIdentity,
+} from "../process/mod.ts";
 import { type Context, ObservalError, selfCommand, type SelfPermissions } from "../core/mod.ts";
-import { TASK_LOGS, type TaskLogName } from "../store/mod.ts";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
+import { TASK_LOGS, type TaskLogName, type TaskStore } from "../store/mod.ts";
 
 /** Starts the worker for a task; returns its pid. Tests pass their own. */
 export type LaunchWorker = (taskId: string, taskDir: string, perms: SelfPermissions) => number;
@@ -172,4 +179,25 @@ export function detachedLauncher(ctx: Context): LaunchWorker {
       nodeFs().closeSync(log);
     }
   };
+}
+
+/**
+ * For a task whose worker's pid was read in another PID namespace, where its number means
+ * nothing here: a worker started from inside the sandbox of the task that delegated it
+ * lives as long as that sandbox (whose first process is the parent's recorded child). Seen
+ * from inside a sandbox, or when it cannot be told, the worker is taken as alive.
+ *
+ * @returns why the worker is gone, or undefined while it may live
+ */
+export function sandboxedWorkerGone(store: TaskStore, task: Task): string | undefined {
+  const parentId = task.metadata.observal.parentTaskId;
+  const parent = parentId ? store.get(parentId) : undefined;
+  if (!parent) return undefined;
+  const meta = parent.metadata.observal;
+  if (meta.sandbox !== "bwrap") return undefined;
+  const gone = isFinal(parent.status.state) || meta.childPid === undefined ||
+    matchProcess(meta.childPid, meta.childStartTime) === "gone";
+  return gone
+    ? `The delegation ended with the sandbox of task ${parent.id}, which delegated it.`
+    : undefined;
 }

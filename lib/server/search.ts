@@ -18,6 +18,9 @@
  *
  * The score is relevance only (1–100); approval, delegability and availability are separate
  * fields and never blended into it. A word the index has never seen costs one lookup.
+ *
+ * One module past 400 lines: both stages share the field weights and the query plan that
+ * the query-plan tests pin; apart, they would drift.
  * @module
  */
 import { ObservalError } from "../core/mod.ts";

@@ -1,6 +1,9 @@
 /**
  * The delegated-task store: one SQLite database shared by the CLI, detached workers and
  * the MCP server, plus a folder per task for blobs (logs, patches).
+ *
+ * One module past 400 lines: every method is a transaction on the same connection, sharing
+ * its prepared queries and the one checked write path.
  * @module
  */
 import { join } from "../core/paths.ts";
