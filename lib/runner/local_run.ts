@@ -8,30 +8,15 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import process from "node:process";
-import { z } from "zod";
 import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
+import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import {
-  type Context,
-  isoSeconds,
-  ObservalError,
-  selfLauncher,
-  serverEnv,
-  VERSION,
-} from "../core/mod.ts";
-import {
-  type ConfigSnippet,
   getHarness,
-  type HarnessKey,
   headlessErrorLine,
   normalizeHarness,
   parseHeadlessOutput,
   planHeadlessRun,
-  type StdioMcpEntry,
-  StdioMcpEntrySchema,
   stripAnsi,
-  withDelegationLauncher,
-  writeSnippet,
 } from "../harness/mod.ts";
 import { killProcessesIn, processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
 import { sandboxedCommand } from "./sandboxed_command.ts";
@@ -45,6 +30,7 @@ import {
   workspaceChanges,
 } from "../workspace/mod.ts";
 import { childEnv } from "./child_env.ts";
+import { installAgent } from "./install_agent.ts";
 import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, settle } from "./task_ops.ts";
@@ -122,82 +108,6 @@ async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | u
   return undefined;
 }
 
-/** A name safe for profile files: lower-case letters, digits, "-" and "_". */
-function localName(raw: string): string {
-  const name = raw.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(
-    /^-+|-+$/g,
-    "",
-  ).slice(0, 64).replace(/-+$/, "");
-  return /^[a-z0-9]/.test(name) ? name : "agent";
-}
-
-/** The MCP servers an install declares, whichever shape the harness's snippet has. */
-function snippetServers(snippet: ConfigSnippet, key: HarnessKey): Record<string, StdioMcpEntry> {
-  const mcp = snippet.mcp_config;
-  if (mcp && "path" in mcp && typeof mcp.path === "string") {
-    const content = typeof mcp.content === "object"
-      ? mcp.content[getHarness(key).mcp_servers_key]
-      : undefined;
-    return stdioEntries(content);
-  }
-  if (mcp) return stdioEntries(mcp);
-  const profile = snippet.agent_profile?.content;
-  return typeof profile === "object" ? stdioEntries(profile.mcpServers) : {};
-}
-
-const StdioServersSchema = z.record(z.string(), StdioMcpEntrySchema);
-
-/** The name → stdio entry map inside a config file's content, parsed; {} when there is none. */
-function stdioEntries(value: unknown): Record<string, StdioMcpEntry> {
-  const parsed = StdioServersSchema.safeParse(value);
-  return parsed.success ? parsed.data : {};
-}
-
-/** Installs the agent's configuration for `harness` into the workspace. */
-async function materialize(deps: LocalRunDeps, task: Task, harness: HarnessKey, ws: Workspace) {
-  const meta = task.metadata.observal;
-  const registry = deps.registry();
-  const agentId = meta.agentId!;
-  const detail = await registry.agent(agentId);
-  const name = localName(detail.slug ?? detail.name);
-  // The client parses the answer: an install this version cannot read is a NETWORK error.
-  const install = await registry.installAgent(agentId, {
-    harness,
-    options: { scope: "project", local_name: name },
-    platform: process.platform,
-    version: meta.version,
-    supported_features: [],
-  });
-  // The approval pinned a digest; install exactly that definition or nothing.
-  if (meta.digest && install.lock.digest !== meta.digest) {
-    throw new ObservalError(
-      "FAILED_PRECONDITION",
-      "The agent's definition changed since it was approved for this task",
-      { remediation: "Ask a reviewer to approve the current version, then delegate again" },
-    );
-  }
-  // The agent's own observal-agents server is this observal, for nested delegation.
-  const snippet = withDelegationLauncher(install.config_snippet, harness, {
-    command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
-    env: serverEnv(deps.ctx),
-  });
-  const written = await writeSnippet(snippet, {
-    targetDir: ws.path,
-    scope: "project",
-    home: deps.ctx.env.HOME ?? ws.root,
-    setupCommands: "skip",
-  });
-  return {
-    name,
-    displayName: detail.name,
-    instructions: detail.prompt ?? "",
-    version: install.version,
-    servers: snippetServers(snippet, harness),
-    // Absolute paths: the workspace decides what lies in its tree.
-    written: written.files.map((f) => f.path),
-  };
-}
-
 function readBounded(path: string): string {
   try {
     const text = readFileSync(path, "utf8");
@@ -260,7 +170,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     };
   }
 
-  const agent = await materialize(deps, task, harness, ws);
+  const agent = await installAgent(deps, task, harness, ws);
   observal(deps, id, { agentName: agent.displayName, version: agent.version });
   const baseline = await markBaseline(ws, agent.written);
   const sessionId = randomUUID();

@@ -19,21 +19,16 @@ import {
 } from "../a2a/mod.ts";
 import {
   type AnsweredStatus,
-  createRemoteClient,
   followRemoteTask,
   type FollowTiming,
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import { nodeProcess, readText, startTimer } from "../core/host.ts";
-import { type Requester, type Resolve, resolveWithOverrides } from "../net/mod.ts";
-import {
-  type EntryDocument,
-  type PinnedEndpoint,
-  pinnedEndpoint,
-  type RegistryClient,
-} from "../registry/mod.ts";
+import type { Requester, Resolve } from "../net/mod.ts";
+import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
+import { approvedEndpoint, clientFor } from "./remote_endpoint.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
 
@@ -51,8 +46,6 @@ const SAVE_EVERY_MS = 250;
 const LOCAL_CANCEL_MS = 5000;
 /** How long the agent is given to take a cancel the caller asked for. */
 const CALLER_CANCEL_MS = 10_000;
-/** The variable holding host=address pairs used instead of DNS for agent endpoints. */
-const RESOLVE_VARIABLE = "OBSERVAL_A2A_RESOLVE";
 /** A test-only variable: when set, a run logs its process's peak resident memory at the end. */
 const PEAK_RSS_VARIABLE = "OBSERVAL_TEST_PEAK_RSS";
 
@@ -72,11 +65,6 @@ export interface RemoteRunDeps {
   timing?: FollowTiming;
 }
 
-/** The pinned endpoint, its card and the hosts allowed to be private. */
-interface Endpoint extends PinnedEndpoint {
-  allowPrivateHosts: string[];
-}
-
 /** Options for one {@linkcode runRemote}. */
 export interface RemoteRunOptions {
   /**
@@ -90,67 +78,6 @@ export interface RemoteRunOptions {
    * answered first, so the agent never gets the brief twice), for a worker to follow.
    */
   handover?: AbortSignal;
-}
-
-/** The pinned endpoint and card, if the entry is still approved and delegable. */
-async function approvedEndpoint(
-  deps: RemoteRunDeps,
-  task: Task,
-  read?: EntryDocument,
-): Promise<Endpoint | { refused: string }> {
-  let entry: EntryDocument;
-  try {
-    entry = read ?? await deps.registry().entry(task.metadata.observal.target);
-  } catch (err) {
-    if (err instanceof ObservalError && err.code === "NOT_FOUND") {
-      return { refused: "it was removed from the registry" };
-    }
-    throw err;
-  }
-  if (entry["obs:lifecycle"] !== "approved" || entry["obs:delegable"] === false) {
-    return { refused: "it is no longer approved" };
-  }
-  const pinned = pinnedEndpoint(entry);
-  if (!pinned) return { refused: "its approved card has no callable endpoint" };
-  return { ...pinned, allowPrivateHosts: await privateHosts(deps, entry, pinned.iface.url) };
-}
-
-/**
- * The registry's `discovery.a2a_private_hosts` as it stands now, read at call time so that
- * removing a host takes effect at once. The entry may carry the decision for its own
- * endpoint (`obs:a2aPrivateHost`); otherwise the setting is read where this user may read
- * it (the embedded registry, or an admin's key). Anyone else gets no exemption: a private
- * endpoint then fails closed.
- */
-async function privateHosts(
-  deps: RemoteRunDeps,
-  entry: EntryDocument,
-  endpoint: string,
-): Promise<string[]> {
-  const decided = entry["obs:a2aPrivateHost"];
-  if (typeof decided === "boolean") {
-    return decided && URL.canParse(endpoint) ? [new URL(endpoint).hostname] : [];
-  }
-  try {
-    const { items } = await deps.registry().settings();
-    const value = items.find((i) => i.key === "discovery.a2a_private_hosts")?.value;
-    return Array.isArray(value) ? value.filter((h): h is string => typeof h === "string") : [];
-  } catch {
-    return [];
-  }
-}
-
-function clientFor(deps: RemoteRunDeps, endpoint: Endpoint): RemoteClient {
-  const { ctx } = deps;
-  return createRemoteClient({
-    iface: endpoint.iface,
-    card: endpoint.card,
-    env: ctx.env,
-    allowPrivateHosts: endpoint.allowPrivateHosts,
-    resolve: deps.resolve ?? resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
-    request: deps.request,
-    limits: remoteLimits(ctx.env),
-  });
 }
 
 /** What this run has learned, for folding snapshots into the stored task. */

@@ -1,0 +1,128 @@
+/**
+ * Installing a registry Agent into a task's copy: its definition fetched from the registry
+ * for the chosen harness, checked against the digest the task pinned, and written into the
+ * copy with its own observal-agents server pointing at this observal.
+ * @module
+ */
+import process from "node:process";
+import { z } from "zod";
+import type { Task } from "../a2a/mod.ts";
+import { type Context, ObservalError, selfLauncher, serverEnv, VERSION } from "../core/mod.ts";
+import {
+  type ConfigSnippet,
+  getHarness,
+  type HarnessKey,
+  type StdioMcpEntry,
+  StdioMcpEntrySchema,
+  withDelegationLauncher,
+  writeSnippet,
+} from "../harness/mod.ts";
+import type { RegistryClient } from "../registry/mod.ts";
+import type { Workspace } from "../workspace/mod.ts";
+
+/** What an install needs. */
+export interface InstallDeps {
+  ctx: Context;
+  registry: () => RegistryClient;
+}
+
+/** The agent as installed into the copy. */
+export interface InstalledAgent {
+  /** Its local name (its profile file's name). */
+  name: string;
+  displayName: string;
+  instructions: string;
+  version: string;
+  /** Its MCP servers (and observal-agents), as the install rendered them. */
+  servers: Record<string, StdioMcpEntry>;
+  /** Absolute paths the install wrote. */
+  written: string[];
+}
+
+/** A name safe for profile files: lower-case letters, digits, "-" and "_". */
+function localName(raw: string): string {
+  const name = raw.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(
+    /^-+|-+$/g,
+    "",
+  ).slice(0, 64).replace(/-+$/, "");
+  return /^[a-z0-9]/.test(name) ? name : "agent";
+}
+
+/** The MCP servers an install declares, whichever shape the harness's snippet has. */
+function snippetServers(snippet: ConfigSnippet, key: HarnessKey): Record<string, StdioMcpEntry> {
+  const mcp = snippet.mcp_config;
+  if (mcp && "path" in mcp && typeof mcp.path === "string") {
+    const content = typeof mcp.content === "object"
+      ? mcp.content[getHarness(key).mcp_servers_key]
+      : undefined;
+    return stdioEntries(content);
+  }
+  if (mcp) return stdioEntries(mcp);
+  const profile = snippet.agent_profile?.content;
+  return typeof profile === "object" ? stdioEntries(profile.mcpServers) : {};
+}
+
+const StdioServersSchema = z.record(z.string(), StdioMcpEntrySchema);
+
+/** The name → stdio entry map inside a config file's content, parsed; {} when there is none. */
+function stdioEntries(value: unknown): Record<string, StdioMcpEntry> {
+  const parsed = StdioServersSchema.safeParse(value);
+  return parsed.success ? parsed.data : {};
+}
+
+/**
+ * Installs the agent's configuration for `harness` into the workspace, exactly as approved
+ * (the digest the task pinned), with the same writer as `observal agent pull`.
+ *
+ * @returns the agent's local name, display name, instructions and version, its MCP servers
+ *   as the install rendered them, and the absolute paths the install wrote
+ * @throws {ObservalError} FAILED_PRECONDITION when the definition changed since approval
+ */
+export async function installAgent(
+  deps: InstallDeps,
+  task: Task,
+  harness: HarnessKey,
+  ws: Workspace,
+): Promise<InstalledAgent> {
+  const meta = task.metadata.observal;
+  const registry = deps.registry();
+  const agentId = meta.agentId!;
+  const detail = await registry.agent(agentId);
+  const name = localName(detail.slug ?? detail.name);
+  // The client parses the answer: an install this version cannot read is a NETWORK error.
+  const install = await registry.installAgent(agentId, {
+    harness,
+    options: { scope: "project", local_name: name },
+    platform: process.platform,
+    version: meta.version,
+    supported_features: [],
+  });
+  // The approval pinned a digest; install exactly that definition or nothing.
+  if (meta.digest && install.lock.digest !== meta.digest) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      "The agent's definition changed since it was approved for this task",
+      { remediation: "Ask a reviewer to approve the current version, then delegate again" },
+    );
+  }
+  // The agent's own observal-agents server is this observal, for nested delegation.
+  const snippet = withDelegationLauncher(install.config_snippet, harness, {
+    command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
+    env: serverEnv(deps.ctx),
+  });
+  const written = await writeSnippet(snippet, {
+    targetDir: ws.path,
+    scope: "project",
+    home: deps.ctx.env.HOME ?? ws.root,
+    setupCommands: "skip",
+  });
+  return {
+    name,
+    displayName: detail.name,
+    instructions: detail.prompt ?? "",
+    version: install.version,
+    servers: snippetServers(snippet, harness),
+    // Absolute paths: the workspace decides what lies in its tree.
+    written: written.files.map((f) => f.path),
+  };
+}
