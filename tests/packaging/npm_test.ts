@@ -89,11 +89,13 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
       const dir = join(slow.home, "delegations", seen.id);
       assert.equal(readPid(dir), caller.pid);
       assert.match(readFileSync(join(dir, "runner.lock"), "utf8"), /^linux:/);
-      const working = await slow.json(["delegate", "status", seen.id]);
-      assert.equal(
-        (working.body as unknown as Task).status.state,
-        "TASK_STATE_WORKING",
-        "seen alive from Deno",
+      // Seen alive from Deno: not settled as a dead runner's task. The agent may not have
+      // said "working" yet when the remote task's id is saved, so submitted counts too.
+      const { state } = (await slow.json(["delegate", "status", seen.id])).body
+        .status as Task["status"];
+      assert.ok(
+        state === "TASK_STATE_SUBMITTED" || state === "TASK_STATE_WORKING",
+        `seen alive from Deno: ${state}`,
       );
       caller.kill("SIGINT");
       const stopped = await caller.output();
