@@ -5,7 +5,7 @@
  * and a command that never calls the registry never loads the server.
  * @module
  */
-import { join } from "../core/paths.ts";
+import { join } from "../core/system/mod.ts";
 import { type Context, ObservalError, serverTarget } from "../core/mod.ts";
 import { httpTransport, RegistryClient, type Transport } from "../registry/mod.ts";
 

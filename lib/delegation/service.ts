@@ -9,7 +9,7 @@
  * @module
  */
 import type * as NodeFs from "node:fs";
-import { type FileLock, hostPid, nodeFs } from "../core/host.ts";
+import { type FileLock, hostPid, nodeFs } from "../core/system/mod.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {

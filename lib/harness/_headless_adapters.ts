@@ -10,7 +10,7 @@
  * change to one is read against the others.
  * @module
  */
-import { join } from "../core/paths.ts";
+import { join } from "../core/system/mod.ts";
 import type { HeadlessAdapter, HeadlessOutput, HeadlessResult } from "./headless.ts";
 import { inlinePrompt, stripAnsi } from "./headless.ts";
 import { piSessionFile } from "./pi_session.ts";

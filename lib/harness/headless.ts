@@ -4,7 +4,7 @@
  * details live in `_headless_adapters.ts`; this module holds what they share.
  * @module
  */
-import { hostPlatform } from "../core/host.ts";
+import { hostPlatform } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { StdioMcpEntry } from "./config_snippet.ts";
 import { ADAPTERS } from "./_headless_adapters.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Env } from "../core/mod.ts";
-import { isAbsolute, join, resolve } from "../core/paths.ts";
+import { isAbsolute, join, resolve } from "../core/system/mod.ts";
 import { piAgentDir } from "./pi_trust.ts";
 
 function expandHome(path: string, env: Env): string {

@@ -5,9 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { readHead } from "../core/host.ts";
+import { dirname, isAbsolute, join, readHead, resolve } from "../core/system/mod.ts";
 import type { Env } from "../core/mod.ts";
-import { dirname, isAbsolute, join, resolve } from "../core/paths.ts";
 
 /** Pi's answer for one directory, and where it came from. */
 export interface PiTrust {

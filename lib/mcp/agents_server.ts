@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Part, Task } from "../a2a/mod.ts";
 import type { Clock, Writer } from "../core/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { hostStream } from "../core/host.ts";
+import { hostStream } from "../core/system/mod.ts";
 import type { Caller, DelegationService } from "../delegation/mod.ts";
 import { cancelTaskInput, delegateInput, findAgentsInput, getTaskInput } from "./_inputs.ts";
 import { toolResult } from "./_tool_result.ts";

@@ -4,7 +4,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Writer } from "../core/mod.ts";
-import { hostStream } from "../core/host.ts";
+import { hostStream } from "../core/system/mod.ts";
 import { type ByteReader, type ByteWriter, StdioTransport } from "./stdio_transport.ts";
 import type { ToolServer } from "./tool_server.ts";
 

@@ -13,7 +13,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { concatBytes } from "../core/bytes.ts";
-import { type ByteReader, type ByteWriter, hostStdio, nodeFs } from "../core/host.ts";
+import { type ByteReader, type ByteWriter, hostStdio, nodeFs } from "../core/system/mod.ts";
 import {
   asJsonRpcMessage,
   ErrorCode,

@@ -1,4 +1,4 @@
-import { type DirectFetch, directFetch } from "../core/host.ts";
+import { type DirectFetch, directFetch } from "../core/system/mod.ts";
 import { bareHost, isIpHost } from "./_host.ts";
 import { nodeRequest } from "./node_request.ts";
 import type { PinnedRequest, RawResponse } from "./requester.ts";

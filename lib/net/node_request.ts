@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type https from "node:https";
 import type { LookupFunction } from "node:net";
-import { nodeHttp, nodeHttps } from "../core/host.ts";
+import { nodeHttp, nodeHttps } from "../core/system/mod.ts";
 import { bareHost, isIpHost } from "./_host.ts";
 import type { PinnedRequest, RawResponse } from "./requester.ts";
 

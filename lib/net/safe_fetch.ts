@@ -1,4 +1,4 @@
-import { startTimer } from "../core/host.ts";
+import { startTimer } from "../core/system/mod.ts";
 import { concatBytes, ObservalError } from "../core/mod.ts";
 import { parseHttpUrl } from "./_http_url.ts";
 import { hostRequest } from "./host_request.ts";

@@ -4,7 +4,7 @@
  * which such a process is allowed to run by name.
  * @module
  */
-import { nodeChildProcess, nodeProcess } from "../core/host.ts";
+import { nodeChildProcess, nodeProcess } from "../core/system/mod.ts";
 
 /** What became of a signal. */
 export type SignalResult = "sent" | "gone" | "denied";

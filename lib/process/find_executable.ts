@@ -2,8 +2,7 @@
  * Looks a program up on PATH the way a shell would, without running a shell.
  * @module
  */
-import { hostPlatform, statPath } from "../core/host.ts";
-import { isAbsolute, join } from "../core/paths.ts";
+import { hostPlatform, isAbsolute, join, statPath } from "../core/system/mod.ts";
 
 /** Options for {@linkcode findExecutable}. */
 export interface FindExecutableOptions {

@@ -6,7 +6,7 @@
 import { sendSignal } from "./_signal.ts";
 import type { Clock } from "../core/mod.ts";
 import { pidExists } from "./process_identity.ts";
-import { hostPlatform, nodeChildProcess } from "../core/host.ts";
+import { hostPlatform, nodeChildProcess } from "../core/system/mod.ts";
 
 /** Sends `signal` to the process group led by `pid` (POSIX) or kills its tree (Windows). */
 export function signalGroup(

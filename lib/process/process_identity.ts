@@ -12,7 +12,7 @@ import {
   nodePath,
   pauseSync,
   readText,
-} from "../core/host.ts";
+} from "../core/system/mod.ts";
 
 /** What identifies a running process across pid reuse. */
 export interface ProcessIdentity {

@@ -5,7 +5,7 @@
  * the child did, so one that was there before is never touched.
  * @module
  */
-import { hostPlatform, nodeChildProcess, nodeFs } from "../core/host.ts";
+import { hostPlatform, nodeChildProcess, nodeFs } from "../core/system/mod.ts";
 import { sendSignal } from "./_signal.ts";
 import { processIdentity } from "./process_identity.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Readable } from "node:stream";
-import { nodeChildProcess, nodeFs } from "../core/host.ts";
+import { nodeChildProcess, nodeFs } from "../core/system/mod.ts";
 
 /** Options for {@linkcode spawnChild}. */
 export interface SpawnChildOptions {

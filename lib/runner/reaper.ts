@@ -5,7 +5,7 @@
  * settled tasks are removed once nothing of ours runs in them.
  * @module
  */
-import { nodeFs, pathExists } from "../core/host.ts";
+import { nodeFs, pathExists } from "../core/system/mod.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import { killProcessesIn, matchProcess, signalGroup } from "../process/mod.ts";

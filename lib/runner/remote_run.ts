@@ -24,7 +24,7 @@ import {
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
-import { nodeProcess, readText, startTimer } from "../core/host.ts";
+import { nodeProcess, readText, startTimer } from "../core/system/mod.ts";
 import type { Requester, Resolve } from "../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";

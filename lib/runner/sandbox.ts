@@ -7,13 +7,13 @@ import { z } from "zod";
 import {
   hostPlatform,
   hostUid,
+  join,
   nodeChildProcess,
   readText,
   realPath,
   statPath,
   writeText,
-} from "../core/host.ts";
-import { join } from "../core/paths.ts";
+} from "../core/system/mod.ts";
 import { type Env, ObservalError } from "../core/mod.ts";
 import { findExecutable } from "../process/find_executable.ts";
 import { bwrapProbeArgv } from "./bwrap.ts";

@@ -5,8 +5,7 @@
  * the usual credential stores are hidden.
  * @module
  */
-import { lstatPath, makeDir, realPath, realPathOrLexical } from "../core/host.ts";
-import { join } from "../core/paths.ts";
+import { join, lstatPath, makeDir, realPath, realPathOrLexical } from "../core/system/mod.ts";
 import type { Env } from "../core/mod.ts";
 
 /**

@@ -3,8 +3,7 @@
  * starts it and the variables the child gets on top of its environment.
  * @module
  */
-import { hostUid, makeDir, realPath } from "../core/host.ts";
-import { join } from "../core/paths.ts";
+import { hostUid, join, makeDir, realPath } from "../core/system/mod.ts";
 import { type Env, ObservalError } from "../core/mod.ts";
 import { findExecutable } from "../process/find_executable.ts";
 import { bwrapArgv } from "./bwrap.ts";

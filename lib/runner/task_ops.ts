@@ -1,6 +1,5 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
-import { writeText } from "../core/host.ts";
-import { join } from "../core/paths.ts";
+import { join, writeText } from "../core/system/mod.ts";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
 import type { TaskStore } from "../store/mod.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
-import { hostPid } from "../core/host.ts";
+import { hostPid } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { stateWords } from "../store/mod.ts";
 import type { RemoteRunDeps } from "./remote_run.ts";

@@ -4,8 +4,7 @@
  * sandbox a local task's harness child is given.
  * @module
  */
-import { hostPlatform, nodeFs } from "../core/host.ts";
-import { dirname, join, resolve } from "../core/paths.ts";
+import { dirname, hostPlatform, join, nodeFs, resolve } from "../core/system/mod.ts";
 import { type Context, readConfig, type SelfPermissions, serverTarget } from "../core/mod.ts";
 import type { HarnessKey } from "../harness/keys/mod.ts";
 import { chooseSandbox, probeSandbox, type SandboxChoice, sandboxMode } from "./sandbox.ts";

@@ -12,12 +12,12 @@ import {
   fileLocks,
   hostPid,
   hostPlatform,
+  join,
   nodeChildProcess,
   nodeFs,
   readText,
   writeText,
-} from "../core/host.ts";
-import { join } from "../core/paths.ts";
+} from "../core/system/mod.ts";
 import {
   matchProcess,
   pidExists,

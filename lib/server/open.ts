@@ -3,7 +3,7 @@
  * path reads through it without loading hono or the routes.
  * @module
  */
-import { join } from "../core/paths.ts";
+import { join } from "../core/system/mod.ts";
 import type { Clock } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";

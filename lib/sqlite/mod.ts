@@ -3,9 +3,8 @@
  * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
  * @module
  */
-import { dirname } from "../core/paths.ts";
+import { dirname, makeDir, pathExists, pauseSync } from "../core/system/mod.ts";
 import { DatabaseSync } from "node:sqlite";
-import { makeDir, pathExists, pauseSync } from "../core/host.ts";
 
 export type { DatabaseSync };
 

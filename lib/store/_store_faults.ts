@@ -3,9 +3,8 @@
  * database or WAL names the file and the recovery command; a full disk says so.
  * @module
  */
-import { dirname } from "../core/paths.ts";
+import { dirname, nodeFs, readHead } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { nodeFs, readHead } from "../core/host.ts";
 
 /** The command that rebuilds a damaged store from what can still be read. */
 export const RECOVER_COMMAND = "observal delegate recover";

@@ -4,11 +4,10 @@
  * the damaged files are moved aside (`tasks.db.damaged-<timestamp>`), never deleted.
  * @module
  */
-import { join } from "../core/paths.ts";
+import { join, nodeFs } from "../core/system/mod.ts";
 import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { nodeFs } from "../core/host.ts";
 import { openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import { walHeaderProblem } from "./_store_faults.ts";

@@ -6,7 +6,7 @@
  * its prepared queries and the one checked write path.
  * @module
  */
-import { join } from "../core/paths.ts";
+import { join, makeDir, nodeFs, pathExists } from "../core/system/mod.ts";
 import { z } from "zod";
 import {
   isInterrupted,
@@ -18,7 +18,6 @@ import {
   TaskStateSchema,
 } from "../a2a/tasks/mod.ts";
 import { type Clock, ObservalError } from "../core/mod.ts";
-import { makeDir, nodeFs, pathExists } from "../core/host.ts";
 import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import * as Q from "./_queries.ts";

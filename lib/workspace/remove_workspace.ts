@@ -2,8 +2,7 @@
  * Deleting a workspace, and nothing that merely looks like one.
  * @module
  */
-import { nodeFs, nodePath } from "../core/host.ts";
-import { join, resolve } from "../core/paths.ts";
+import { join, nodeFs, nodePath, resolve } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { exists, isRootName, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 

@@ -3,8 +3,16 @@
  * `<home>/delegations/ws/` whose name starts with {@linkcode WORKSPACE_PREFIX}.
  * @module
  */
-import { hostPlatform, lstatPath, nodeFs, nodePath, pathExists, realPath } from "../core/host.ts";
-import { isAbsolute, join } from "../core/paths.ts";
+import {
+  hostPlatform,
+  isAbsolute,
+  join,
+  lstatPath,
+  nodeFs,
+  nodePath,
+  pathExists,
+  realPath,
+} from "../core/system/mod.ts";
 
 /** Every workspace root's name starts with this. */
 export const WORKSPACE_PREFIX = "observal-delegate-";

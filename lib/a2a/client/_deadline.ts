@@ -1,4 +1,4 @@
-import { startTimer } from "../../core/host.ts";
+import { startTimer } from "../../core/system/mod.ts";
 
 /** A per-request time limit joined with the caller's signal. */
 export interface Deadline {

@@ -1,6 +1,6 @@
 /** What the waiting delegate commands share: the --wait flag, the wait itself, the result. */
 import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
-import { exitNow, onInterrupt, startTimer } from "../../core/host.ts";
+import { exitNow, onInterrupt, startTimer } from "../../core/system/mod.ts";
 import type { Context } from "../../core/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";
