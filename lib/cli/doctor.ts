@@ -231,7 +231,7 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
  * problem (every run would be refused); `auto` without one is said, with its fix.
  */
 async function sandboxCheck(ctx: Context): Promise<Check> {
-  const { chooseSandbox, probeSandbox, sandboxMode } = await import("../runner/mod.ts");
+  const { chooseSandbox, probeSandbox, sandboxMode } = await import("../runner/sandbox/mod.ts");
   const { readConfig } = await import("../core/config.ts");
   try {
     const mode = sandboxMode(undefined, ctx.env, readConfig(ctx));

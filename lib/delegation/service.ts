@@ -341,7 +341,7 @@ export class DelegationService {
         options: harnessOptions(ctx.env, ctx.cwd),
         agentName: name,
       });
-      const { chooseTaskSandbox } = await import("../runner/mod.ts");
+      const { chooseTaskSandbox } = await import("../runner/sandbox/mod.ts");
       const sandbox = await chooseTaskSandbox(ctx, options.sandbox, choice.key);
       kindMeta = {
         kind: "agent",

@@ -6,18 +6,10 @@
  *
  * This door loads no runner: the local run (harness renderers, workspaces) loads through
  * `worker/mod.ts` when a worker reads its task, and the remote run (the A2A client)
- * through `remote/mod.ts`. Which harnesses can run here is behind `runnable/mod.ts`.
+ * through `remote/mod.ts`. Which harnesses can run here is behind `runnable/mod.ts`, and
+ * the sandbox behind `sandbox/mod.ts`.
  * @module
  */
-export * from "./sandbox.ts";
-export * from "./sandbox_policy.ts";
-export { bwrapArgv, type BwrapOptions } from "./bwrap.ts";
-export { SANDBOX_EXEC, seatbeltArgv, seatbeltProfile } from "./seatbelt.ts";
-export {
-  type SandboxedCommand,
-  sandboxedCommand,
-  type SandboxedCommandInput,
-} from "./sandboxed_command.ts";
 export { childEnv, passesToChild } from "./child_env.ts";
 export { DEFAULT_MAX_DEPTH, LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 export { ORPHAN_WORKSPACE_MS, type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
@@ -26,7 +18,6 @@ export * from "./worker_process.ts";
 export { failedUnexpectedly, type WorkerDeps } from "./worker.ts";
 export type { HarnessChoiceInput, HarnessOption } from "./harness_choice.ts";
 export {
-  chooseTaskSandbox,
   localPermissions,
   type LocalSandbox,
   remotePermissions,

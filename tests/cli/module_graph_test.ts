@@ -292,11 +292,13 @@ Deno.test("delegate run loads no workspace copying, harness facts or A2A normali
   );
 });
 
-Deno.test("the delegation service's door loads no runner, server or MCP", async () => {
+Deno.test("the delegation service's door loads no runner, sandbox, server or MCP", async () => {
   const graph = await staticGraph("lib/delegation/mod.ts");
   assert.deepEqual(
     loaded(graph, [
       /^lib\/runner\/(local_run|remote_run)\.ts$/,
+      // The sandbox loads when a registry Agent's task starts, not for every command.
+      /^lib\/runner\/(sandbox|sandbox_policy|sandboxed_command|bwrap|seatbelt|task_sandbox)\.ts$/,
       ...A2A_CLIENT,
       ...JOSE_AND_SDK,
       ...SERVER,

@@ -11,7 +11,7 @@ import {
   sandboxMounts,
   sandboxPolicy,
   seatbeltProfile,
-} from "../../lib/runner/mod.ts";
+} from "../../lib/runner/sandbox/mod.ts";
 import { childEnv } from "../../lib/runner/mod.ts";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { ObservalError } from "../../lib/core/mod.ts";
