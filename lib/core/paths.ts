@@ -69,3 +69,11 @@ export function dirname(path: string): string {
   // Only the slash before the last segment goes; node:path keeps a leading `//` whole.
   return slash === 1 && trimmed.startsWith("/") ? "//" : trimmed.slice(0, slash);
 }
+
+/**
+ * Whether `path` is `dir` or lies below it, comparing the strings as given (POSIX paths,
+ * already resolved: no `..`, no links to follow).
+ */
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}

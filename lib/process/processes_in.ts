@@ -5,13 +5,9 @@
  * the child did, so one that was there before is never touched.
  * @module
  */
-import { hostPlatform, nodeChildProcess, nodeFs } from "../core/system/mod.ts";
+import { hostPlatform, isWithin, nodeChildProcess, nodeFs } from "../core/system/mod.ts";
 import { sendSignal } from "./_signal.ts";
 import { processIdentity } from "./process_identity.ts";
-
-function inside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
 
 /** The start-time ticks of a Linux identity token (`linux:<boot>:<ticks>`). */
 function linuxTicks(token: string | undefined): { boot: string; ticks: number } | undefined {
@@ -26,7 +22,7 @@ function linuxCandidates(dir: string): number[] {
     for (const name of nodeFs().readdirSync("/proc")) {
       if (!/^\d+$/.test(name)) continue;
       try {
-        if (inside(nodeFs().readlinkSync(`/proc/${name}/cwd`), dir)) out.push(Number(name));
+        if (isWithin(nodeFs().readlinkSync(`/proc/${name}/cwd`), dir)) out.push(Number(name));
       } catch { /* gone, or another user's */ }
     }
     return out;

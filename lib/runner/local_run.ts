@@ -198,7 +198,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   working(deps, id, `Running ${agent.displayName} in ${facts.display_name}.`);
   const dir = store.taskDir(id, { create: true });
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
-  const env = { ...childEnv(ctx.env, store.require(id), ws.path), ...plan.env };
+  const env = childEnv(ctx.env, store.require(id), ws.path);
   let child;
   try {
     const launch = sandboxedCommand({
@@ -238,7 +238,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
   // A sandbox's PID namespace ends with its first process; without one, whatever the
   // child left running in its copy (setsid escapes its group) is ended here.
-  killProcessesIn(ws.root, childStartTime);
+  if (meta.sandbox !== "bwrap") killProcessesIn(ws.root, childStartTime);
   observal(deps, id, { childPid: undefined, childStartTime: undefined });
   if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
   if (why === "timeout") {

@@ -5,7 +5,14 @@
  * the usual credential stores are hidden.
  * @module
  */
-import { join, lstatPath, makeDir, realPath, realPathOrLexical } from "../core/system/mod.ts";
+import {
+  isWithin,
+  join,
+  lstatPath,
+  makeDir,
+  realPath,
+  realPathOrLexical,
+} from "../core/system/mod.ts";
 import type { Env } from "../core/mod.ts";
 
 /**
@@ -111,15 +118,11 @@ export function expandStatePath(template: string, env: Env): string | undefined 
   return path.startsWith("/") ? path : undefined;
 }
 
-function inside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-
 /** Drops duplicates and paths inside another entry; parents sort before children. */
 function outermost(paths: readonly string[]): string[] {
   const sorted = [...new Set(paths)].sort((a, b) => a.length - b.length);
   const out: string[] = [];
-  for (const p of sorted) if (!out.some((o) => inside(p, o))) out.push(p);
+  for (const p of sorted) if (!out.some((o) => isWithin(p, o))) out.push(p);
   return out;
 }
 
@@ -161,7 +164,7 @@ export function hiddenSecrets(home: string, writable: readonly string[]): Hidden
     const real = realPath(join(home, rel));
     const st = real ? lstatPath(real) : undefined;
     if (!real || !st) continue;
-    if (writable.some((w) => inside(w, real) || inside(real, w))) continue;
+    if (writable.some((w) => isWithin(w, real) || isWithin(real, w))) continue;
     out.push({ path: real, kind: st.isDirectory ? "dir" : "file" });
   }
   return out;
@@ -175,7 +178,7 @@ export function hiddenSecrets(home: string, writable: readonly string[]): Hidden
 export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const home = input.env.HOME ? realPathOrLexical(input.env.HOME) : undefined;
   // The task folder lives in OBSERVAL_HOME, which is mounted whole by its real path.
-  const taskDir = inside(input.taskDir, input.observalHome)
+  const taskDir = isWithin(input.taskDir, input.observalHome)
     ? []
     : [realPathOrLexical(input.taskDir)];
   const writable = outermost([
@@ -187,12 +190,12 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const readable = outermost([
     ...(home ? [home] : []),
     ...(input.readable ?? []).map(realPathOrLexical),
-  ]).filter((r) => lstatPath(r) && !writable.some((w) => inside(r, w)));
+  ]).filter((r) => lstatPath(r) && !writable.some((w) => isWithin(r, w)));
   return {
     home,
     writable,
     readable,
-    hidden: input.mounts.hidden.filter((h) => !writable.some((w) => inside(w, h.path))),
+    hidden: input.mounts.hidden.filter((h) => !writable.some((w) => isWithin(w, h.path))),
   };
 }
 
