@@ -30,3 +30,22 @@ Deno.test("delegate run --harness takes only a harness that runs agents headless
   assert.equal(known.code, 5, known.stderr);
   assert.match(known.stderr, /No agent "no\/such-agent" in the registry/);
 });
+
+Deno.test("delegate run --sandbox takes auto, on or off, checked before the agent is looked up", async () => {
+  using h = taskHome();
+  const r = await h.observal([
+    "delegate",
+    "run",
+    "no/such-agent",
+    "x",
+    "--sandbox",
+    "onn",
+    "--json",
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  const { error } = JSON.parse(r.stderr);
+  assert.equal(error.message, '--sandbox cannot be "onn"');
+  assert.equal(error.remediation, "Did you mean on? Use one of: auto, on, off");
+  const known = await h.observal(["delegate", "run", "no/such-agent", "x", "--sandbox", "off"]);
+  assert.equal(known.code, 5, known.stderr);
+});
