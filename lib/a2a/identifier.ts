@@ -82,3 +82,22 @@ export function cardIdentifier(
   if (isRealDomain(host)) return `urn:air:${host}:a2a:${slugify(cardName)}`;
   return `urn:air:${options.registryDomain}:a2a:${options.entryUuid}`;
 }
+
+/**
+ * One spelling of an identifier or agent id, for telling whether two name the same agent:
+ * trimmed, case-folded, and `urn:ai:` (which older clients wrote) read as `urn:air:`. Two
+ * identifiers that differ only in case are taken as one: for a cycle check, refusing a
+ * distinct agent is the safe mistake.
+ *
+ * @param id An identifier (`urn:air:...` or `urn:ai:...`) or an agent UUID.
+ * @returns The comparable form.
+ *
+ * @example
+ * ```ts
+ * identifierKey("URN:AI:Acme.com:agent:X"); // "urn:air:acme.com:agent:x"
+ * ```
+ */
+export function identifierKey(id: string): string {
+  const folded = id.trim().toLowerCase();
+  return folded.startsWith("urn:ai:") ? `urn:air:${folded.slice("urn:ai:".length)}` : folded;
+}

@@ -51,8 +51,11 @@ function splitChain(raw: string | undefined): string[] {
 
 /** Where {@linkcode resolveCaller} may look beyond the environment. */
 export interface CallerLookups {
-  /** The delegated task whose workspace contains the current directory, if any. */
-  workspaceTask?: () => Task | undefined;
+  /**
+   * The delegated workspace that contains the current directory, if any, with the task the
+   * store records for it (undefined when the store knows none).
+   */
+  workspace?: () => { root: string; task?: Task } | undefined;
   /** A stored task by id (the parent named by OBSERVAL_DELEGATION_TASK_ID). */
   task?: (id: string) => Task | undefined;
 }
@@ -80,8 +83,15 @@ export function resolveCaller(
     ? `OBSERVAL_DELEGATION_MAX_DEPTH is "${env.OBSERVAL_DELEGATION_MAX_DEPTH}", not a whole number from 0 to ${MAX_DEPTH_VALUE}`
     : undefined;
   const envParent = env.OBSERVAL_DELEGATION_TASK_ID?.trim() || undefined;
-  // The parent as recorded: named by the environment, else found by our directory.
-  const parent = envParent ? lookups.task?.(envParent) : lookups.workspaceTask?.();
+  // Inside a delegated workspace its task is the parent, whatever the environment says:
+  // an agent could otherwise name another task, or invent one, to reset depth and chain.
+  const ws = lookups.workspace?.();
+  const parent = ws ? ws.task : envParent ? lookups.task?.(envParent) : undefined;
+  const untrusted = ws && !ws.task
+    ? `this directory is inside a delegated workspace (${ws.root}) that no stored task owns`
+    : ws && envParent && envParent !== ws.task?.id
+    ? `OBSERVAL_DELEGATION_TASK_ID is "${envParent}", but this directory is the workspace of task ${ws.task?.id}`
+    : undefined;
   const meta = parent?.metadata.observal;
   const recordedMax = typeof meta?.maxDepth === "number" ? meta.maxDepth : undefined;
   const parentDepth = meta ? meta.depth + 1 : undefined;
@@ -110,14 +120,6 @@ export function resolveCaller(
     agentId: overrides.agentId ?? (env.OBSERVAL_AGENT_ID?.trim() || meta?.agentId || undefined),
     sessionHint: env.OBSERVAL_SESSION_ID || env.CLAUDE_SESSION_ID || env.KIRO_SESSION_ID ||
       undefined,
-    invalid,
+    invalid: invalid ?? untrusted,
   };
-}
-
-/** The caller from the environment alone (no store at hand). */
-export function callerFromEnv(
-  env: Env,
-  overrides: { harness?: string; agentId?: string } = {},
-): Caller {
-  return resolveCaller(env, overrides);
 }

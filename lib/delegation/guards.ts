@@ -3,6 +3,7 @@
  * the reader is often an agent that must carry on by itself.
  * @module
  */
+import { identifierKey } from "../a2a/identifier.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { Caller } from "./caller.ts";
 
@@ -84,10 +85,13 @@ export function checkCycle(
   caller: Caller,
   target: { identifier: string; agentId?: string; name: string },
 ): void {
-  const above = new Set(caller.chain);
-  const loops = above.has(target.identifier) ||
-    (target.agentId !== undefined &&
-      (above.has(target.agentId) || target.agentId === caller.agentId));
+  // Compared in one spelling: the chain may come from the environment, written any way.
+  const above = new Set(caller.chain.map(identifierKey));
+  const agentId = target.agentId === undefined ? undefined : identifierKey(target.agentId);
+  const loops = above.has(identifierKey(target.identifier)) ||
+    (agentId !== undefined &&
+      (above.has(agentId) ||
+        (caller.agentId !== undefined && agentId === identifierKey(caller.agentId))));
   if (loops) {
     throw refuse(
       `${target.name} is already working on this task higher up the chain; delegating to it again would loop`,

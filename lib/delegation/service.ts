@@ -203,9 +203,9 @@ export class DelegationService {
     const { ctx, store } = this.#d;
     return resolveCaller(ctx.env, overrides, {
       task: (id) => store.get(id),
-      workspaceTask: () => {
+      workspace: () => {
         const root = workspaceRootOf(ctx.cwd, ctx.home);
-        return root ? store.findByWorkspace(root) : undefined;
+        return root ? { root, task: store.findByWorkspace(root) } : undefined;
       },
     });
   }

@@ -36,7 +36,9 @@ Deno.test("resolveCaller() at the top level: depth 0 and the default limit", () 
 });
 
 Deno.test("resolveCaller() falls back to the workspace's task when the environment was stripped", () => {
-  const c = resolveCaller({}, {}, { workspaceTask: () => parentTask() });
+  const c = resolveCaller({}, {}, {
+    workspace: () => ({ root: "/home/ws/r", task: parentTask() }),
+  });
   assert.equal(c.depth, 1);
   assert.equal(c.maxDepth, 1);
   assert.equal(c.parentTaskId, PARENT);
@@ -75,4 +77,27 @@ Deno.test("resolveCaller() refuses malformed depth values instead of reading the
     );
   }
   assert.equal(resolveCaller({ OBSERVAL_DELEGATION_DEPTH: " 1 " }).depth, 1);
+});
+
+Deno.test("resolveCaller() inside a workspace trusts the workspace's task, not the environment", () => {
+  const env = {
+    OBSERVAL_DELEGATION_DEPTH: "0",
+    OBSERVAL_DELEGATION_CHAIN: "",
+  };
+  const inside = { root: "/home/ws/r", task: parentTask() };
+  const other = "11111111-2222-4333-8444-555555555555";
+  for (const named of [other, "not-a-task"]) {
+    const c = resolveCaller({ ...env, OBSERVAL_DELEGATION_TASK_ID: named }, {}, {
+      workspace: () => inside,
+      task: (id) => id === other ? parentTask({ depth: 0, maxDepth: 5, chain: [] }) : undefined,
+    });
+    assert.match(c.invalid ?? "", new RegExp(`"${named}".*workspace of task ${PARENT}`));
+  }
+  const same = resolveCaller({ ...env, OBSERVAL_DELEGATION_TASK_ID: PARENT }, {}, {
+    workspace: () => inside,
+  });
+  assert.equal(same.invalid, undefined);
+  assert.equal(same.depth, 1);
+  const orphan = resolveCaller({}, {}, { workspace: () => ({ root: "/home/ws/r" }) });
+  assert.match(orphan.invalid ?? "", /no stored task owns/);
 });

@@ -144,3 +144,33 @@ Deno.test("guards: the environment a delegated child inherits is honoured by the
     await pg.close();
   }
 });
+
+Deno.test("guards: a cycle is caught in every spelling of one identifier", async () => {
+  const { checkCycle } = await import("../../lib/delegation/guards.ts");
+  const target = {
+    identifier: "urn:air:acme.com:agent:0f0e0d0c-0b0a-4908-8706-050403020100",
+    agentId: "0f0e0d0c-0b0a-4908-8706-050403020100",
+    name: "Fixer",
+  };
+  for (
+    const spelled of [
+      "urn:air:acme.com:agent:0f0e0d0c-0b0a-4908-8706-050403020100",
+      "URN:AIR:ACME.COM:AGENT:0F0E0D0C-0B0A-4908-8706-050403020100",
+      "urn:ai:acme.com:agent:0f0e0d0c-0b0a-4908-8706-050403020100",
+      " Urn:Ai:acme.com:agent:0F0E0D0C-0b0a-4908-8706-050403020100 ",
+      "0F0E0D0C-0B0A-4908-8706-050403020100",
+    ]
+  ) {
+    assert.throws(
+      () => checkCycle({ ...TOP, chain: [spelled] }, target),
+      /higher up the chain/,
+      spelled,
+    );
+  }
+  assert.throws(
+    () => checkCycle({ ...TOP, agentId: "0F0E0D0C-0B0A-4908-8706-050403020100" }, target),
+    /higher up the chain/,
+  );
+  // A different agent is not caught by accident.
+  checkCycle({ ...TOP, chain: ["urn:air:acme.com:agent:other"] }, target);
+});

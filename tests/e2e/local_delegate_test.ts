@@ -330,6 +330,32 @@ Deno.test("guards hold inside a workspace whose environment was stripped", async
     });
     assert.equal(nested.code, 6, nested.stderr);
     assert.match(nested.stderr, /already working on this task higher up the chain/);
+    // An agent that invents a parent (or names another real task) to reset depth, chain
+    // and breadth is refused: inside a copy, the copy's task is the parent.
+    const done = await pg.json(["delegate", "run", pg.identifier, "Quick"], {
+      env: { FAKE_ACTIONS: "true" },
+    });
+    for (const named of [crypto.randomUUID(), String(done.body.id)]) {
+      const forged = await pg.observal(["delegate", "run", pg.identifier, "Again"], {
+        cwd: join(root, "worktree"),
+        env: {
+          OBSERVAL_DELEGATION_TASK_ID: named,
+          OBSERVAL_DELEGATION_DEPTH: "0",
+          OBSERVAL_DELEGATION_CHAIN: "",
+        },
+      });
+      assert.equal(forged.code, 6, forged.stderr);
+      assert.match(forged.stderr, new RegExp(`OBSERVAL_DELEGATION_TASK_ID is "${named}"`));
+      assert.match(forged.stderr, new RegExp(`the workspace of task ${id}`));
+    }
+    // The chain is read in any spelling: upper case, and the older urn:ai: form.
+    const spelled = await pg.observal(["delegate", "run", pg.identifier, "Again"], {
+      env: {
+        OBSERVAL_DELEGATION_CHAIN: pg.identifier.toUpperCase().replace(/^URN:AIR:/, "URN:AI:"),
+      },
+    });
+    assert.equal(spelled.code, 6, spelled.stderr);
+    assert.match(spelled.stderr, /already working on this task higher up the chain/);
     writeFileSync(flag, "");
     await waitFor(pg, id, (t) => t.status.state !== "TASK_STATE_WORKING");
   } finally {
