@@ -3,8 +3,9 @@
  * database or WAL names the file and the recovery command; a full disk says so.
  * @module
  */
-import { dirname, nodeFs, readHead } from "../core/system/mod.ts";
+import { dirname, nodeFs, pathExists, readHead } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { isTaskId } from "./task_id.ts";
 
 /** The command that rebuilds a damaged store from what can still be read. */
 export const RECOVER_COMMAND = "observal delegate recover";
@@ -103,4 +104,47 @@ export function walHeaderProblem(walPath: string): string | undefined {
   if (!WAL_MAGIC.has(view.getUint32(0))) return "its write-ahead log has no valid header";
   if (view.getUint32(4) !== WAL_VERSION) return "its write-ahead log has an unknown version";
   return undefined;
+}
+
+/** Bytes in the file at `path`; 0 when it is missing or cannot be read. */
+function sizeOf(path: string): number {
+  try {
+    return nodeFs().statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** How many folders in `root` are named by a task id (each one belonged to a task). */
+export function countTaskFolders(root: string): number {
+  try {
+    return nodeFs().readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && isTaskId(e.name)).length;
+  } catch {
+    return 0; // no root yet; or one this process may not list, and may not write either
+  }
+}
+
+/**
+ * Why the store at `path` must not be opened as it is: its database is missing or empty
+ * while task folders remain (opening would make an empty store that hides every task),
+ * or while a write-ahead log remains (SQLite would replay it onto an empty file).
+ * Undefined when the database has content, or when nothing of a store is there.
+ */
+export function lostDatabase(root: string, path: string): ObservalError | undefined {
+  if (sizeOf(path) > 0) return undefined;
+  const folders = countTaskFolders(root);
+  const wal = sizeOf(`${path}-wal`) > 0;
+  if (folders === 0 && !wal) return undefined;
+  const what = pathExists(path) ? "is empty" : "is missing";
+  const left = [
+    folders > 0 ? `${folders} task folder${folders === 1 ? "" : "s"}` : "",
+    wal ? "its write-ahead log" : "",
+  ].filter(Boolean).join(" and ");
+  const remain = folders > 1 || (folders > 0 && wal) ? "remain" : "remains";
+  return new ObservalError("UNAVAILABLE", `The task store ${path} ${what}, but ${left} ${remain}`, {
+    resource: path,
+    remediation: `Run \`${RECOVER_COMMAND}\`: it rebuilds the store from the task folders ` +
+      "and keeps what is left of the old files aside",
+  });
 }

@@ -22,7 +22,8 @@ import { type DatabaseSync, openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import * as Q from "./_queries.ts";
 import { decodeReply, encodeReply } from "./_reply_parts.ts";
-import { damagedStore, storeFault, walHeaderProblem } from "./_store_faults.ts";
+import { damagedStore, lostDatabase, storeFault, walHeaderProblem } from "./_store_faults.ts";
+import { type RawRow, SELECT_ROW, TASK_RECORD_FILE, writeRecord } from "./_task_record.ts";
 import { indexColumns, IndexKeySchema, parseStoredTask, parseTaskToWrite } from "./_stored_task.ts";
 import { stateWords } from "./state_words.ts";
 import { TASK_LOGS, type TaskLogName } from "./task_logs.ts";
@@ -149,6 +150,8 @@ export class TaskStore {
   readonly #db: DatabaseSync;
   readonly #clock: Clock;
   #closed = false;
+  /** Set by {@linkcode TaskStore.#tx} for the step it runs: told when a record is written. */
+  #onRecord: (() => void) | undefined;
 
   /** Opens (creating if needed) the store under `options.home`; prefer {@linkcode openTaskStore}. */
   constructor(options: TaskStoreOptions) {
@@ -159,6 +162,9 @@ export class TaskStore {
     const wal = `${path}-wal`;
     const walProblem = walHeaderProblem(wal);
     if (walProblem) throw damagedStore(wal, walProblem);
+    // Never an empty store in place of a lost one: its tasks are still in their folders.
+    const lost = lostDatabase(this.root, path);
+    if (lost) throw lost;
     try {
       // Task folders hold logs and patches of private code: owner only.
       // Made with the database; a fenced worker may open the file but not write the folder.
@@ -189,23 +195,24 @@ export class TaskStore {
     const valid = parseTaskToWrite(task);
     const cols = indexColumns(valid);
     const now = this.#now();
-    const { changes } = this.#guard(() =>
-      transaction(this.#db, () =>
-        this.#db.prepare(
-          `INSERT INTO tasks (id, state, parent_task_id, child_session_id, workspace_root,
-             created_at, updated_at, doc, worker_pid)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING`,
-        ).run(
-          valid.id,
-          cols.state,
-          cols.parentTaskId,
-          cols.childSessionId,
-          cols.workspaceRoot,
-          now,
-          now,
-          JSON.stringify(valid),
-        ))
-    );
+    const { changes } = this.#tx(valid.id, () => {
+      const done = this.#db.prepare(
+        `INSERT INTO tasks (id, state, parent_task_id, child_session_id, workspace_root,
+           created_at, updated_at, doc, worker_pid)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING`,
+      ).run(
+        valid.id,
+        cols.state,
+        cols.parentTaskId,
+        cols.childSessionId,
+        cols.workspaceRoot,
+        now,
+        now,
+        JSON.stringify(valid),
+      );
+      if (done.changes > 0) this.#saveRecord(valid.id);
+      return done;
+    });
     if (changes === 0) {
       throw new ObservalError("ALREADY_EXISTS", `A task with id ${quoteId(valid.id)} exists`, {
         resource: valid.id,
@@ -251,21 +258,20 @@ export class TaskStore {
    */
   update(id: string, change: (task: Task) => Task | undefined): UpdateResult {
     if (!isTaskId(id)) throw notFound(id);
-    return this.#guard(() =>
-      transaction(this.#db, () => {
-        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
-        if (!row) throw notFound(id);
-        const current = parseStoredTask(row.id, row.doc);
-        if (isTerminal(current.status.state)) return { task: current, changed: false };
-        const proposed = change(structuredClone(current));
-        if (proposed === undefined) return { task: current, changed: false };
-        const next = this.#checked(id, proposed);
-        const doc = JSON.stringify(next);
-        if (doc === row.doc) return { task: current, changed: false };
-        this.#write(id, next, doc);
-        return { task: next, changed: true };
-      })
-    );
+    return this.#tx(id, () => {
+      const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+      if (!row) throw notFound(id);
+      const current = parseStoredTask(row.id, row.doc);
+      if (isTerminal(current.status.state)) return { task: current, changed: false };
+      const proposed = change(structuredClone(current));
+      if (proposed === undefined) return { task: current, changed: false };
+      const next = this.#checked(id, proposed);
+      const doc = JSON.stringify(next);
+      if (doc === row.doc) return { task: current, changed: false };
+      this.#write(id, next, doc);
+      this.#saveRecord(id);
+      return { task: next, changed: true };
+    });
   }
 
   /**
@@ -277,18 +283,17 @@ export class TaskStore {
    */
   forgetChild(id: string): void {
     if (!isTaskId(id)) throw notFound(id);
-    this.#guard(() =>
-      transaction(this.#db, () => {
-        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
-        if (!row) throw notFound(id);
-        const next = parseStoredTask(row.id, row.doc);
-        const meta = next.metadata.observal;
-        if (meta.childPid === undefined && meta.childStartTime === undefined) return;
-        delete meta.childPid;
-        delete meta.childStartTime;
-        this.#write(id, next, JSON.stringify(next));
-      })
-    );
+    this.#tx(id, () => {
+      const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+      if (!row) throw notFound(id);
+      const next = parseStoredTask(row.id, row.doc);
+      const meta = next.metadata.observal;
+      if (meta.childPid === undefined && meta.childStartTime === undefined) return;
+      delete meta.childPid;
+      delete meta.childStartTime;
+      this.#write(id, next, JSON.stringify(next));
+      this.#saveRecord(id);
+    });
   }
 
   /**
@@ -308,39 +313,36 @@ export class TaskStore {
   acceptReply(id: string, parts: readonly Part[], resume: (task: Task) => Task): ReplyOutcome {
     if (!isTaskId(id)) throw notFound(id);
     const reply = encodeReply(parts);
-    return this.#guard(() =>
-      transaction(this.#db, () => {
-        const row = this.#db.prepare(
-          "SELECT id, doc, cancel_requested FROM tasks WHERE id = ?",
-        ).get(id) as (DocRow & { cancel_requested: number }) | undefined;
-        if (!row) throw notFound(id);
-        const current = parseStoredTask(row.id, row.doc);
-        const state = current.status.state;
-        if (isTerminal(state)) return { accepted: false, reason: "settled", task: current };
-        if (row.cancel_requested === 1) {
-          return { accepted: false, reason: "canceling", task: current };
-        }
-        if (!isInterrupted(state)) {
-          return { accepted: false, reason: "not-waiting", task: current };
-        }
-        const next = this.#checked(id, resume(structuredClone(current)));
-        if (isInterrupted(next.status.state) || isTerminal(next.status.state)) {
-          throw new ObservalError(
-            "INVALID_ARGUMENT",
-            `A reply must resume task ${quoteId(id)}, not leave it ${
-              stateWords(next.status.state)
-            }`,
-            { resource: id, remediation: "Move the task to TASK_STATE_WORKING in `resume`" },
-          );
-        }
-        this.#write(id, next, JSON.stringify(next));
-        this.#db.prepare("UPDATE tasks SET pending_reply = ?, worker_pid = 0 WHERE id = ?").run(
-          reply,
-          id,
+    return this.#tx(id, () => {
+      const row = this.#db.prepare(
+        "SELECT id, doc, cancel_requested FROM tasks WHERE id = ?",
+      ).get(id) as (DocRow & { cancel_requested: number }) | undefined;
+      if (!row) throw notFound(id);
+      const current = parseStoredTask(row.id, row.doc);
+      const state = current.status.state;
+      if (isTerminal(state)) return { accepted: false, reason: "settled", task: current };
+      if (row.cancel_requested === 1) {
+        return { accepted: false, reason: "canceling", task: current };
+      }
+      if (!isInterrupted(state)) {
+        return { accepted: false, reason: "not-waiting", task: current };
+      }
+      const next = this.#checked(id, resume(structuredClone(current)));
+      if (isInterrupted(next.status.state) || isTerminal(next.status.state)) {
+        throw new ObservalError(
+          "INVALID_ARGUMENT",
+          `A reply must resume task ${quoteId(id)}, not leave it ${stateWords(next.status.state)}`,
+          { resource: id, remediation: "Move the task to TASK_STATE_WORKING in `resume`" },
         );
-        return { accepted: true, task: next };
-      })
-    );
+      }
+      this.#write(id, next, JSON.stringify(next));
+      this.#db.prepare("UPDATE tasks SET pending_reply = ?, worker_pid = 0 WHERE id = ?").run(
+        reply,
+        id,
+      );
+      this.#saveRecord(id);
+      return { accepted: true, task: next };
+    });
   }
 
   /**
@@ -523,17 +525,16 @@ export class TaskStore {
    */
   requestCancel(id: string): Task {
     if (!isTaskId(id)) throw notFound(id);
-    return this.#guard(() =>
-      transaction(this.#db, () => {
-        const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
-        if (!row) throw notFound(id);
-        const task = parseStoredTask(row.id, row.doc);
-        if (!isTerminal(task.status.state)) {
-          this.#db.prepare("UPDATE tasks SET cancel_requested = 1 WHERE id = ?").run(id);
-        }
-        return task;
-      })
-    );
+    return this.#tx(id, () => {
+      const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+      if (!row) throw notFound(id);
+      const task = parseStoredTask(row.id, row.doc);
+      if (!isTerminal(task.status.state)) {
+        this.#db.prepare("UPDATE tasks SET cancel_requested = 1 WHERE id = ?").run(id);
+        this.#saveRecord(id);
+      }
+      return task;
+    });
   }
 
   /** Whether a cancel was requested and not yet cleared; false for an unknown id. */
@@ -552,13 +553,12 @@ export class TaskStore {
    */
   clearCancel(id: string): void {
     if (!isTaskId(id)) return;
-    this.#guard(() =>
-      transaction(this.#db, () => {
-        this.#db.prepare(
-          `UPDATE tasks SET cancel_requested = 0 WHERE id = ? AND state NOT IN (${WAITING})`,
-        ).run(id);
-      })
-    );
+    this.#tx(id, () => {
+      const { changes } = this.#db.prepare(
+        `UPDATE tasks SET cancel_requested = 0 WHERE id = ? AND state NOT IN (${WAITING})`,
+      ).run(id);
+      if (changes > 0) this.#saveRecord(id);
+    });
   }
 
   /**
@@ -573,18 +573,17 @@ export class TaskStore {
   putReply(id: string, parts: readonly Part[]): void {
     if (!isTaskId(id)) throw notFound(id);
     const reply = encodeReply(parts);
-    this.#guard(() =>
-      transaction(this.#db, () => {
-        if (isTerminal(this.#stateOf(id))) {
-          throw new ObservalError(
-            "FAILED_PRECONDITION",
-            `Task ${quoteId(id)} is settled and takes no replies`,
-            { resource: id, remediation: "Start a new delegation with `observal delegate run`" },
-          );
-        }
-        this.#db.prepare("UPDATE tasks SET pending_reply = ? WHERE id = ?").run(reply, id);
-      })
-    );
+    this.#tx(id, () => {
+      if (isTerminal(this.#stateOf(id))) {
+        throw new ObservalError(
+          "FAILED_PRECONDITION",
+          `Task ${quoteId(id)} is settled and takes no replies`,
+          { resource: id, remediation: "Start a new delegation with `observal delegate run`" },
+        );
+      }
+      this.#db.prepare("UPDATE tasks SET pending_reply = ? WHERE id = ?").run(reply, id);
+      this.#saveRecord(id);
+    });
   }
 
   /**
@@ -593,16 +592,15 @@ export class TaskStore {
    */
   takeReply(id: string): Part[] | undefined {
     if (!isTaskId(id)) return undefined;
-    return this.#guard(() =>
-      transaction(this.#db, () => {
-        const row = this.#db.prepare("SELECT pending_reply FROM tasks WHERE id = ?").get(id) as
-          | { pending_reply: string | null }
-          | undefined;
-        if (row?.pending_reply == null) return undefined;
-        this.#db.prepare("UPDATE tasks SET pending_reply = NULL WHERE id = ?").run(id);
-        return decodeReply(row.pending_reply);
-      })
-    );
+    return this.#tx(id, () => {
+      const row = this.#db.prepare("SELECT pending_reply FROM tasks WHERE id = ?").get(id) as
+        | { pending_reply: string | null }
+        | undefined;
+      if (row?.pending_reply == null) return undefined;
+      this.#db.prepare("UPDATE tasks SET pending_reply = NULL WHERE id = ?").run(id);
+      this.#saveRecord(id);
+      return decodeReply(row.pending_reply);
+    });
   }
 
   /**
@@ -611,9 +609,13 @@ export class TaskStore {
    */
   setWorkerPid(id: string, pid: number): void {
     if (!isTaskId(id) || !Number.isSafeInteger(pid) || pid <= 0) return;
-    this.#guard(() =>
-      this.#db.prepare("UPDATE tasks SET worker_pid = ? WHERE id = ?").run(pid, id)
-    );
+    this.#tx(id, () => {
+      const { changes } = this.#db.prepare("UPDATE tasks SET worker_pid = ? WHERE id = ?").run(
+        pid,
+        id,
+      );
+      if (changes > 0) this.#saveRecord(id);
+    });
   }
 
   /**
@@ -706,6 +708,46 @@ export class TaskStore {
     } catch (err) {
       throw storeFault(err, this.path) ?? err;
     }
+  }
+
+  /**
+   * Runs `step` in one write transaction. A step that wrote task `id`'s record and then
+   * failed to commit gets the record put back as committed (under the lock again), so the
+   * folder never keeps a change the database refused.
+   */
+  #tx<T>(id: string, step: () => T): T {
+    let recorded = false;
+    this.#onRecord = () => void (recorded = true);
+    try {
+      return this.#guard(() => transaction(this.#db, step));
+    } catch (err) {
+      if (recorded) this.#restoreRecord(id);
+      throw err;
+    } finally {
+      this.#onRecord = undefined;
+    }
+  }
+
+  /**
+   * Writes task `id`'s record in its folder from the row as it now stands (inside the
+   * write transaction, so records are written in the order rows are committed).
+   */
+  #saveRecord(id: string): void {
+    const row = this.#db.prepare(SELECT_ROW).get(id) as RawRow | undefined;
+    if (!row) return;
+    writeRecord(join(this.root, id), row);
+    this.#onRecord?.();
+  }
+
+  /** Puts task `id`'s record back as its committed row says, or removes it if it has none. */
+  #restoreRecord(id: string): void {
+    try {
+      transaction(this.#db, () => {
+        if (this.#db.prepare("SELECT 1 AS x FROM tasks WHERE id = ?").get(id)) {
+          this.#saveRecord(id);
+        } else nodeFs().rmSync(join(this.root, id, TASK_RECORD_FILE), { force: true });
+      });
+    } catch { /* the record stays ahead of the row; the next write of the task replaces it */ }
   }
 
   /** `proposed` validated as the next version of task `id`. */
