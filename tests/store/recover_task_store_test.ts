@@ -7,6 +7,7 @@ import {
   existsSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   truncateSync,
   writeFileSync,
@@ -51,7 +52,14 @@ Deno.test("recoverTaskStore() leaves a missing or healthy store alone", () => {
   const path = closeClean(fx);
   const before = readFileSync(path);
   const healthy = recoverTaskStore({ home: fx.home, clock: fx.clock });
-  assert.deepEqual(healthy, { path, state: "healthy", kept: 0, lost: 0, movedAside: [] });
+  assert.deepEqual(healthy, {
+    path,
+    state: "healthy",
+    kept: 0,
+    fromFolders: 0,
+    lost: 0,
+    movedAside: [],
+  });
   assert.deepEqual(readFileSync(path), before);
   using store = openTaskStore({ home: fx.home, clock: fx.clock });
   assert.equal(store.list().total, tasks.length);
@@ -59,10 +67,32 @@ Deno.test("recoverTaskStore() leaves a missing or healthy store alone", () => {
   assert.equal(missing.state, "missing");
 });
 
-Deno.test("recoverTaskStore() moves a garbage tasks.db aside and starts an empty store", () => {
+/** Removes every task's record, as a store written by an older version has none. */
+function dropRecords(fx: Fixture): void {
+  for (const entry of readdirSync(fx.store.root, { withFileTypes: true })) {
+    if (entry.isDirectory()) rmSync(join(fx.store.root, entry.name, "task.json"), { force: true });
+  }
+}
+
+Deno.test("recoverTaskStore() rebuilds a garbage tasks.db from the task folders", () => {
   using fx = openFixture();
   const tasks = fill(fx, 8);
   const path = closeClean(fx);
+  writeFileSync(path, crypto.getRandomValues(new Uint8Array(64 * 1024)));
+  const report = recoverTaskStore({ home: fx.home, clock: fx.clock });
+  assert.equal(report.state, "recovered");
+  assert.equal(report.kept, tasks.length);
+  assert.equal(report.fromFolders, tasks.length);
+  assert.equal(report.lost, 0);
+  using store = openTaskStore({ home: fx.home, clock: fx.clock });
+  assert.deepEqual(store.list().items, tasks.toReversed());
+});
+
+Deno.test("recoverTaskStore() moves a garbage tasks.db without records aside and starts an empty store", () => {
+  using fx = openFixture();
+  const tasks = fill(fx, 8);
+  const path = closeClean(fx);
+  dropRecords(fx);
   const garbage = crypto.getRandomValues(new Uint8Array(64 * 1024));
   writeFileSync(path, garbage);
   const report = recoverTaskStore({ home: fx.home, clock: fx.clock });
@@ -81,10 +111,11 @@ Deno.test("recoverTaskStore() moves a garbage tasks.db aside and starts an empty
   assert.equal(store.list().total, 0);
 });
 
-Deno.test("recoverTaskStore() keeps every task a truncated tasks.db still holds", () => {
+Deno.test("recoverTaskStore() keeps every task a truncated tasks.db without records still holds", () => {
   using fx = openFixture();
   const tasks = fill(fx, 120);
   const path = closeClean(fx);
+  dropRecords(fx);
   truncateSync(path, Math.floor(statSync(path).size / 2));
   assert.throws(() => openTaskStore({ home: fx.home, clock: fx.clock }), (err) => {
     assert.ok(err instanceof ObservalError);
@@ -113,6 +144,7 @@ Deno.test("recoverTaskStore() keeps the rows around one overwritten page", () =>
   using fx = openFixture();
   const tasks = fill(fx, 120);
   const path = closeClean(fx);
+  dropRecords(fx);
   const bytes = readFileSync(path);
   // A page in the middle of the file (the table's leaves are spread through it).
   const page = Math.floor(bytes.length / 4096 / 2);
