@@ -166,8 +166,7 @@ Deno.test("delegate cancel of a task that already completed says nothing was can
 
 Deno.test("a damaged task store names the file and `delegate recover` rebuilds it", async () => {
   using h = tempHome();
-  const tasks = Array.from({ length: 3 }, () => h.add({ state: "TASK_STATE_COMPLETED" }));
-  for (const t of tasks) mkdirSync(join(h.home, "delegations", t.id));
+  for (let i = 0; i < 3; i++) h.add({ state: "TASK_STATE_COMPLETED" });
   const path = join(h.home, "delegations", "tasks.db");
   writeFileSync(path, crypto.getRandomValues(new Uint8Array(32 * 1024)));
   const broken = await cli(["delegate", "list"], { env: h.env });
@@ -178,22 +177,52 @@ Deno.test("a damaged task store names the file and `delegate recover` rebuilds i
 
   const fixed = await cli(["delegate", "recover"], { env: h.env });
   assert.equal(fixed.code, 0, fixed.stderr);
-  assert.match(fixed.stdout, /Kept 0 tasks; lost 3 tasks that could not be read/);
+  assert.match(fixed.stdout, /Kept 3 tasks \(3 from their task folders\); lost 0 tasks/);
   assert.match(fixed.stdout, /moved aside: .*tasks\.db\.damaged-\d{8}T\d{6}Z/);
   const after = await cli(["delegate", "list", "--json"], { env: h.env });
   assert.equal(after.code, 0);
-  assert.equal(JSON.parse(after.stdout).total, 0);
+  assert.equal(JSON.parse(after.stdout).total, 3);
   const again = await cli(["delegate", "recover", "--json"], { env: h.env });
   assert.equal(JSON.parse(again.stdout).state, "healthy");
 });
 
-Deno.test("delegate recover keeps the readable tasks of a truncated store", async () => {
+Deno.test("delegate list refuses a deleted tasks.db and names `delegate recover`, which brings every task back", async () => {
+  using h = tempHome();
+  const tasks = Array.from(
+    { length: 10 },
+    (_, i) => h.add({ state: i < 3 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED" }),
+  );
+  const path = join(h.home, "delegations", "tasks.db");
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+  const refused = await cli(["delegate", "list"], { env: h.env });
+  assert.equal(refused.code, 9);
+  assert.match(refused.stderr, /tasks\.db is missing, but 10 task folders remain/);
+  assert.match(refused.stderr, /Run `observal delegate recover`/);
+  assert.equal(existsSync(path), false, "no empty store made in its place");
+  const json = await cli(["delegate", "list", "--json"], { env: h.env });
+  assert.equal(json.code, 9);
+  assert.equal(JSON.parse(json.stderr).error.errorCode, "UNAVAILABLE");
+
+  const r = await cli(["delegate", "recover", "--json"], { env: h.env });
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.state, "recovered");
+  assert.equal(report.problem, "tasks.db is missing");
+  assert.deepEqual([report.kept, report.fromFolders, report.lost], [10, 10, 0]);
+  const list = await cli(["delegate", "list", "--json"], { env: h.env });
+  const page = JSON.parse(list.stdout) as { items: Task[]; total: number };
+  assert.equal(page.total, 10);
+  assert.deepEqual(page.items.map((t) => t.id), tasks.map((t) => t.id).toReversed());
+  const working = await cli(["delegate", "list", "--json", "--state", "working"], { env: h.env });
+  assert.equal(JSON.parse(working.stdout).total, 3);
+});
+
+Deno.test("delegate recover keeps every task of a truncated store", async () => {
   using h = tempHome();
   const tasks = Array.from(
     { length: 60 },
     (_, i) => h.add({ state: "TASK_STATE_COMPLETED", artifact: `result ${i} `.repeat(80) }),
   );
-  for (const t of tasks) mkdirSync(join(h.home, "delegations", t.id));
   const path = join(h.home, "delegations", "tasks.db");
   const db = new DatabaseSync(path);
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -204,8 +233,7 @@ Deno.test("delegate recover keeps the readable tasks of a truncated store", asyn
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout);
   assert.equal(report.state, "recovered");
-  assert.ok(report.kept > 0 && report.lost > 0, JSON.stringify(report));
-  assert.equal(report.kept + report.lost, tasks.length);
+  assert.deepEqual([report.kept, report.lost], [tasks.length, 0], JSON.stringify(report));
   const list = await cli(["delegate", "list", "--json", "--limit", "200"], { env: h.env });
   assert.equal(JSON.parse(list.stdout).total, report.kept);
 });

@@ -52,7 +52,7 @@ export const delegateGroup: Group = {
     ),
     lazy(
       "recover",
-      "Rebuild a damaged task store from the tasks that can still be read",
+      "Rebuild a lost or damaged task store from the task folders and what can be read",
       async () => (await import("./recover.ts")).recoverCommand,
     ),
     lazy(
