@@ -23,6 +23,7 @@ import {
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
+import { cancelDeadWorkersRemote, needsRemoteCancel } from "./_dead_worker_cancel.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import { pidNamespace } from "../process/mod.ts";
 import {
@@ -189,6 +190,8 @@ export class DelegationService {
   readonly #launched = new Map<string, number>();
   /** Tasks this process runs itself, holding their runner locks. */
   readonly #runningHere = new Set<string>();
+  /** Cancels sent to remote agents for tasks whose workers died; {@linkcode drain} waits. */
+  readonly #telling = new Set<Promise<void>>();
 
   constructor(deps: DelegationDeps) {
     this.#d = deps;
@@ -652,16 +655,21 @@ export class DelegationService {
     const log = workerLog(store.taskDir(id));
     // The worker may have finished between the read above and the probe: settle only a
     // task that is still not final.
-    const settled = store.update(id, (t) =>
-      isFinal(t.status.state) ? undefined : {
-        ...t,
-        status: {
-          state: "TASK_STATE_FAILED",
-          timestamp: isoSeconds(ctx.clock.now()),
-          message: agentMessage(namingLog(message, log), t.id, t.contextId),
+    const { task: settled, changed } = store.update(
+      id,
+      (t) =>
+        isFinal(t.status.state) ? undefined : {
+          ...t,
+          status: {
+            state: "TASK_STATE_FAILED",
+            timestamp: isoSeconds(ctx.clock.now()),
+            message: agentMessage(namingLog(message, log), t.id, t.contextId),
+          },
+          metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } },
         },
-        metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } },
-      }).task;
+    );
+    // The agent may still be working on it: this process settled it, so it alone says so.
+    if (changed && needsRemoteCancel(settled)) this.#tellRemote(settled);
     // A local task's child and workspace outlived the worker: stop it if provably ours.
     if (settled.metadata.observal.workspaceRoot) {
       try {
@@ -669,6 +677,21 @@ export class DelegationService {
       } catch { /* the next sweep retries */ }
     }
     return store.require(id);
+  }
+
+  /**
+   * Waits for the cancels this service sent to remote agents for tasks whose workers died
+   * (each bounded); a command calls it before it exits. Never throws.
+   */
+  async drain(): Promise<void> {
+    while (this.#telling.size > 0) await Promise.all([...this.#telling]);
+  }
+
+  #tellRemote(task: Task): void {
+    const { ctx, store, registry } = this.#d;
+    const telling = cancelDeadWorkersRemote({ ctx, store, registry }, task)
+      .finally(() => this.#telling.delete(telling));
+    this.#telling.add(telling);
   }
 
   /**

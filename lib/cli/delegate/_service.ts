@@ -44,12 +44,14 @@ export async function loadServiceCode(ctx: Context): Promise<void> {
   ]);
 }
 
-/** Runs `fn` with an opened service and closes it afterwards. */
+/** Runs `fn` with an opened service and closes it afterwards, once its cancels are sent. */
 export async function withService<T>(ctx: Context, fn: (o: Opened) => Promise<T>): Promise<T> {
   const opened = openService(ctx);
   try {
     return await fn(opened);
   } finally {
+    // A cancel sent to the agent of a task whose worker died is awaited, not dropped.
+    await opened.service.drain();
     opened.close();
   }
 }

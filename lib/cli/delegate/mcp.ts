@@ -47,11 +47,13 @@ logs go to stderr. The server stops when the client closes its stdin.`,
     // The store, the delegation service and the registry client open on the first tool
     // call, so the handshake a harness waits for at start-up loads none of them.
     let close: (() => void) | undefined;
+    let drain: (() => Promise<void>) | undefined;
     try {
       await serveStdio(createAgentsServer({
         open: async () => {
           const opened = (await import("./_service.ts")).openService({ ...ctx, io });
           close = opened.close;
+          drain = () => opened.service.drain();
           return { service: opened.service, caller: opened.service.caller({ harness, agentId }) };
         },
         prepare: async () => (await import("./_service.ts")).loadServiceCode(ctx),
@@ -60,6 +62,7 @@ logs go to stderr. The server stops when the client closes its stdin.`,
         stderr: ctx.io.stderr,
       }));
     } finally {
+      await drain?.();
       close?.();
     }
     note(ctx, "observal-agents: the client disconnected; stopped");
