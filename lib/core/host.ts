@@ -30,9 +30,16 @@ interface DenoHost {
   writeTextFileSync(path: string, text: string, options: { mode: number }): void;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   removeSync(path: string): void;
+  renameSync(from: string, to: string): void;
   openSync(
     path: string,
-    options?: { read?: boolean; write?: boolean; create?: boolean; mode?: number },
+    options?: {
+      read?: boolean;
+      write?: boolean;
+      create?: boolean;
+      createNew?: boolean;
+      mode?: number;
+    },
   ): DenoFile;
   errors: { BrokenPipe: new () => Error; WouldBlock: new () => Error };
   exit(code: number): never;
@@ -45,6 +52,8 @@ interface DenoHost {
 
 interface DenoFile {
   readSync(into: Uint8Array): number | null;
+  writeSync(bytes: Uint8Array): number;
+  syncSync(): void;
   tryLockSync(exclusive: boolean): boolean;
   close(): void;
 }
@@ -460,6 +469,48 @@ export function readHead(path: string, length: number): Uint8Array | undefined {
 export function writeText(path: string, text: string, mode = 0o666): void {
   if (deno) deno.writeTextFileSync(path, text, { mode });
   else nodeFs().writeFileSync(path, text, { mode });
+}
+
+/**
+ * Replaces the file at `path` with `text` (UTF-8) so that a reader, or a crash, sees the
+ * old content or the new, never part of it: written to `tmp` (created new, with `mode`
+ * before the umask), flushed to disk, then renamed over `path`. `tmp` must be a fresh name
+ * in the same folder; it is removed when anything fails.
+ */
+export function replaceFile(path: string, tmp: string, text: string, mode: number): void {
+  const bytes = new TextEncoder().encode(text);
+  if (deno) {
+    try {
+      const file = deno.openSync(tmp, { write: true, createNew: true, mode });
+      try {
+        for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+        file.syncSync();
+      } finally {
+        file.close();
+      }
+      deno.renameSync(tmp, path);
+    } catch (err) {
+      try {
+        deno.removeSync(tmp);
+      } catch { /* never made, or gone */ }
+      throw err;
+    }
+    return;
+  }
+  const fs = nodeFs();
+  try {
+    const fd = fs.openSync(tmp, "wx", mode);
+    try {
+      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, path);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** The variables through which Deno's fetch would send a request by a proxy. */

@@ -7,7 +7,7 @@
  */
 import type { Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
-import { nodeFs } from "../core/system/mod.ts";
+import { nodeFs, startTimer } from "../core/system/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { workerLog } from "../runner/mod.ts";
@@ -52,9 +52,9 @@ export async function cancelDeadWorkersRemote(
     `the worker of task ${task.id} stopped: asking the remote agent to cancel ` +
       `${task.metadata.observal.remoteTaskId}\n`,
   );
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stop = () => {};
   const late = new Promise<"late">((resolve) =>
-    timer = setTimeout(() => resolve("late"), timeoutMs)
+    stop = startTimer(timeoutMs, () => resolve("late"))
   );
   try {
     const told = (async () => {
@@ -70,6 +70,6 @@ export async function cancelDeadWorkersRemote(
       say(`the remote agent did not answer the cancel within ${timeoutMs / 1000} s\n`);
     }
   } finally {
-    clearTimeout(timer);
+    stop();
   }
 }

@@ -106,13 +106,9 @@ export function walHeaderProblem(walPath: string): string | undefined {
   return undefined;
 }
 
-/** Bytes in the file at `path`; 0 when it is missing or cannot be read. */
-function sizeOf(path: string): number {
-  try {
-    return nodeFs().statSync(path).size;
-  } catch {
-    return 0;
-  }
+/** Whether the file at `path` holds anything (read through the host seam, no Node layer). */
+function hasContent(path: string): boolean {
+  return (readHead(path, 1)?.length ?? 0) > 0;
 }
 
 /** How many folders in `root` are named by a task id (each one belonged to a task). */
@@ -132,9 +128,9 @@ export function countTaskFolders(root: string): number {
  * Undefined when the database has content, or when nothing of a store is there.
  */
 export function lostDatabase(root: string, path: string): ObservalError | undefined {
-  if (sizeOf(path) > 0) return undefined;
+  if (hasContent(path)) return undefined;
   const folders = countTaskFolders(root);
-  const wal = sizeOf(`${path}-wal`) > 0;
+  const wal = hasContent(`${path}-wal`);
   if (folders === 0 && !wal) return undefined;
   const what = pathExists(path) ? "is empty" : "is missing";
   const left = [

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import type { Task } from "../a2a/tasks/mod.ts";
-import { hostPid, join, makeDir, nodeFs } from "../core/system/mod.ts";
+import { hostPid, join, makeDir, nodeFs, replaceFile } from "../core/system/mod.ts";
 import { parseStoredTask } from "./_stored_task.ts";
 
 /** The record's file in a task folder. */
@@ -75,22 +75,9 @@ function recordText(row: RawRow): string {
  * reader sees the old record or the new one, never part of one.
  */
 export function writeRecord(dir: string, row: RawRow): void {
-  const fs = nodeFs();
   makeDir(dir, 0o700);
   const tmp = join(dir, `.${TASK_RECORD_FILE}.${hostPid()}.${crypto.randomUUID()}.tmp`);
-  const fd = fs.openSync(tmp, "wx", 0o600);
-  try {
-    try {
-      fs.writeSync(fd, recordText(row));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, join(dir, TASK_RECORD_FILE));
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
+  replaceFile(join(dir, TASK_RECORD_FILE), tmp, recordText(row), 0o600);
 }
 
 /**
