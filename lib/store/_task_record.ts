@@ -9,9 +9,11 @@
  * @module
  */
 import { z } from "zod";
-import type { Task } from "../a2a/tasks/mod.ts";
-import { hostPid, join, makeDir, nodeFs, replaceFile } from "../core/system/mod.ts";
+import { isTerminal, type Task, TASK_STATES } from "../a2a/tasks/mod.ts";
+import { hostPid, join, makeDir, nodeFs, readText, replaceFile } from "../core/system/mod.ts";
 import { parseStoredTask } from "./_stored_task.ts";
+
+const TERMINAL: ReadonlySet<unknown> = new Set(TASK_STATES.filter(isTerminal));
 
 /** The record's file in a task folder. */
 export const TASK_RECORD_FILE = "task.json";
@@ -121,4 +123,26 @@ export function readRecord(dir: string, id: string): TaskRow | { problem: string
     pendingReply: r.pendingReply,
     workerPid: r.workerPid,
   };
+}
+
+/**
+ * The task in folder `dir`'s record when it is settled, else undefined. A settled record
+ * beside a row that is not means the row is behind (a database put back, or replaced while
+ * a worker still wrote to the old one): the settled state must win, never be overwritten.
+ * Read through the host seam, so a worker's write path loads no Node layer.
+ */
+export function settledRecord(dir: string, id: string): Task | undefined {
+  let raw: { task?: { status?: { state?: unknown } } } | undefined;
+  try {
+    raw = JSON.parse(readText(join(dir, TASK_RECORD_FILE)));
+  } catch {
+    return undefined;
+  }
+  const state = raw?.task?.status?.state;
+  if (!TERMINAL.has(state)) return undefined;
+  try {
+    return parseStoredTask(id, JSON.stringify(raw!.task));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * The delegated-task store: one SQLite database shared by the CLI, detached workers and
- * the MCP server, plus a folder per task for blobs (logs, patches).
+ * the MCP server, plus a folder per task for blobs (logs, patches) and the task's record
+ * (`task.json`, its row as last written), from which a lost database is rebuilt.
  *
  * One module past 400 lines: every method is a transaction on the same connection, sharing
  * its prepared queries and the one checked write path.
@@ -23,7 +24,13 @@ import { MIGRATIONS } from "./_migrations.ts";
 import * as Q from "./_queries.ts";
 import { decodeReply, encodeReply } from "./_reply_parts.ts";
 import { damagedStore, lostDatabase, storeFault, walHeaderProblem } from "./_store_faults.ts";
-import { type RawRow, SELECT_ROW, TASK_RECORD_FILE, writeRecord } from "./_task_record.ts";
+import {
+  type RawRow,
+  SELECT_ROW,
+  settledRecord,
+  TASK_RECORD_FILE,
+  writeRecord,
+} from "./_task_record.ts";
 import { indexColumns, IndexKeySchema, parseStoredTask, parseTaskToWrite } from "./_stored_task.ts";
 import { stateWords } from "./state_words.ts";
 import { TASK_LOGS, type TaskLogName } from "./task_logs.ts";
@@ -247,7 +254,9 @@ export class TaskStore {
   /**
    * Atomically reads, changes and writes one task. `change` runs inside the write
    * transaction, so it must be quick and synchronous; it receives a copy it may mutate.
-   * A settled task is returned as is without calling `change`. When `change` returns
+   * A settled task is returned as is without calling `change`; so is a task whose record
+   * in its folder is settled while its row is not (a row put back from an older copy), and
+   * the row is brought up to the record. When `change` returns
    * undefined, or a task equal to the stored one, nothing is written.
    *
    * @param id the task id
@@ -263,6 +272,13 @@ export class TaskStore {
       if (!row) throw notFound(id);
       const current = parseStoredTask(row.id, row.doc);
       if (isTerminal(current.status.state)) return { task: current, changed: false };
+      // The row is behind a settled record: the settled state is taken, never overwritten.
+      const settled = settledRecord(join(this.root, id), id);
+      if (settled) {
+        this.#write(id, settled, JSON.stringify(settled));
+        this.#saveRecord(id);
+        return { task: settled, changed: false };
+      }
       const proposed = change(structuredClone(current));
       if (proposed === undefined) return { task: current, changed: false };
       const next = this.#checked(id, proposed);

@@ -227,3 +227,28 @@ Deno.test("openTaskStore() refuses a missing tasks.db beside a write-ahead log; 
   using store = openTaskStore({ home: fx.home, clock: fx.clock });
   assert.equal(store.list().total, 0);
 });
+
+Deno.test("update() never overwrites a settled record with a row put back from an older copy", () => {
+  using fx = openFixture();
+  const task = makeTask();
+  fx.store.insert(task);
+  fx.store.update(task.id, (t) => withState(t, "TASK_STATE_WORKING"));
+  const path = closeClean(fx.store);
+  copyFileSync(path, `${path}.old`);
+  const worker = openTaskStore({ home: fx.home, clock: fx.clock });
+  const done = worker.update(task.id, (t) => ({
+    ...withState(t, "TASK_STATE_COMPLETED"),
+    artifacts: [{ artifactId: "result", parts: [{ text: "the answer" }] }],
+  })).task;
+  closeClean(worker);
+  copyFileSync(`${path}.old`, path); // the row is WORKING again; the folder says COMPLETED
+  using store = openTaskStore({ home: fx.home, clock: fx.clock });
+  const late = store.update(task.id, (t) => withState(t, "TASK_STATE_FAILED"));
+  assert.equal(late.changed, false);
+  assert.deepEqual(late.task, done, "the settled state and its result are kept");
+  assert.deepEqual(store.require(task.id), done);
+  assert.equal(
+    JSON.parse(readFileSync(join(store.root, task.id, "task.json"), "utf8")).task.status.state,
+    "TASK_STATE_COMPLETED",
+  );
+});
