@@ -26,6 +26,7 @@ import { decodeReply, encodeReply } from "./_reply_parts.ts";
 import { damagedStore, lostDatabase, storeFault, walHeaderProblem } from "./_store_faults.ts";
 import {
   type RawRow,
+  readRecord,
   SELECT_ROW,
   settledRecord,
   TASK_RECORD_FILE,
@@ -652,8 +653,8 @@ export class TaskStore {
    * Deletes settled tasks last updated before `options.before`, and their folders; then
    * task folders (named by a task id) that no stored task owns and that were last changed
    * before `options.before` and at least {@linkcode ORPHAN_FOLDER_GRACE_MS} ago. Unsettled
-   * tasks are kept however old they are, and other folders (such as `ws/`) are never
-   * touched.
+   * tasks are kept however old they are (in the database, or only in a folder's record,
+   * for `observal delegate recover`), and other folders (such as `ws/`) are never touched.
    *
    * @returns how many tasks and how many orphan folders were removed
    * @throws {ObservalError} INVALID_ARGUMENT when `before` is not a valid date
@@ -696,6 +697,13 @@ export class TaskStore {
         this.#db.prepare("SELECT 1 AS x FROM tasks WHERE id = ?").get(entry.name)
       );
       if (owned) continue;
+      // A folder whose record holds a task the database lacks is that task's only copy:
+      // kept for `delegate recover`, unless it is one this prune would have removed anyway.
+      const record = readRecord(dir, entry.name);
+      if (
+        !("problem" in record) &&
+        !(isTerminal(record.task.status.state) && record.updatedAt < before.toISOString())
+      ) continue;
       rmSync(dir, { recursive: true, force: true });
       orphans++;
     }

@@ -12,6 +12,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -251,4 +252,30 @@ Deno.test("update() never overwrites a settled record with a row put back from a
     JSON.parse(readFileSync(join(store.root, task.id, "task.json"), "utf8")).task.status.state,
     "TASK_STATE_COMPLETED",
   );
+});
+
+Deno.test("prune() keeps an old folder whose record holds a running task the database lacks", () => {
+  using fx = openFixture();
+  const running = makeTask();
+  const settled = makeTask();
+  fx.store.insert(running);
+  fx.store.insert(settled);
+  fx.store.update(settled.id, (t) => withState(t, "TASK_STATE_COMPLETED"));
+  const path = closeClean(fx.store);
+  const db = new DatabaseSync(path);
+  db.exec("DELETE FROM tasks"); // as a database put back from before either task
+  db.close();
+  const old = new Date("2026-09-01T00:00:00Z");
+  for (const t of [running, settled]) utimesSync(join(fx.store.root, t.id), old, old);
+  fx.clock.set(new Date("2026-12-01T00:00:00Z"));
+  using store = openTaskStore({ home: fx.home, clock: fx.clock });
+  const pruned = store.prune({ before: new Date("2026-11-01T00:00:00Z") });
+  assert.equal(pruned.orphans, 1, "only the settled, old one goes");
+  assert.ok(existsSync(join(store.root, running.id, "task.json")));
+  assert.equal(existsSync(join(store.root, settled.id)), false);
+  store.close();
+  const report = recoverTaskStore({ home: fx.home, clock: fx.clock });
+  assert.equal(report.kept, 1);
+  using after = openTaskStore({ home: fx.home, clock: fx.clock });
+  assert.deepEqual(after.require(running.id), running);
 });
