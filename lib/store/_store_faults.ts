@@ -123,21 +123,24 @@ export function countTaskFolders(root: string): number {
 
 /**
  * Why the store at `path` must not be opened as it is: its database is missing or empty
- * while task folders remain (opening would make an empty store that hides every task),
- * or while a write-ahead log remains (SQLite would replay it onto an empty file).
+ * while task folders remain (opening would make an empty store that hides every task), or
+ * it is missing while a write-ahead log remains (SQLite would drop the log, or replay it
+ * onto an empty file). An empty database beside a log and no task folders is a store
+ * being made by another process this very moment: SQLite writes the first page to the log.
  * Undefined when the database has content, or when nothing of a store is there.
  */
 export function lostDatabase(root: string, path: string): ObservalError | undefined {
   if (hasContent(path)) return undefined;
   const folders = countTaskFolders(root);
-  const wal = hasContent(`${path}-wal`);
+  const missing = !pathExists(path);
+  const wal = missing && hasContent(`${path}-wal`);
   if (folders === 0 && !wal) return undefined;
-  const what = pathExists(path) ? "is empty" : "is missing";
   const left = [
     folders > 0 ? `${folders} task folder${folders === 1 ? "" : "s"}` : "",
     wal ? "its write-ahead log" : "",
   ].filter(Boolean).join(" and ");
   const remain = folders > 1 || (folders > 0 && wal) ? "remain" : "remains";
+  const what = missing ? "is missing" : "is empty";
   return new ObservalError("UNAVAILABLE", `The task store ${path} ${what}, but ${left} ${remain}`, {
     resource: path,
     remediation: `Run \`${RECOVER_COMMAND}\`: it rebuilds the store from the task folders ` +
