@@ -186,36 +186,44 @@ Deno.test("a damaged task store names the file and `delegate recover` rebuilds i
   assert.equal(JSON.parse(again.stdout).state, "healthy");
 });
 
-Deno.test("delegate list refuses a deleted tasks.db and names `delegate recover`, which brings every task back", async () => {
-  using h = tempHome();
-  const tasks = Array.from(
-    { length: 10 },
-    (_, i) => h.add({ state: i < 3 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED" }),
-  );
-  const path = join(h.home, "delegations", "tasks.db");
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-  const refused = await cli(["delegate", "list"], { env: h.env });
-  assert.equal(refused.code, 9);
-  assert.match(refused.stderr, /tasks\.db is missing, but 10 task folders remain/);
-  assert.match(refused.stderr, /Run `observal delegate recover`/);
-  assert.equal(existsSync(path), false, "no empty store made in its place");
-  const json = await cli(["delegate", "list", "--json"], { env: h.env });
-  assert.equal(json.code, 9);
-  assert.equal(JSON.parse(json.stderr).error.errorCode, "UNAVAILABLE");
+for (const [damage, word] of [["deleted", "missing"], ["truncated to 0 bytes", "empty"]]) {
+  Deno.test(`delegate list refuses a tasks.db ${damage} and names \`delegate recover\`, which brings every task back`, async () => {
+    using h = tempHome();
+    const tasks = Array.from(
+      { length: 10 },
+      (_, i) => h.add({ state: i < 3 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED" }),
+    );
+    const path = join(h.home, "delegations", "tasks.db");
+    for (const suffix of ["-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    if (word === "missing") rmSync(path);
+    else Deno.truncateSync(path, 0);
+    const refused = await cli(["delegate", "list"], { env: h.env });
+    assert.equal(refused.code, 9);
+    assert.match(refused.stderr, new RegExp(`tasks\\.db is ${word}, but 10 task folders remain`));
+    assert.match(refused.stderr, /Run `observal delegate recover`/);
+    const left = word === "missing" ? !existsSync(path) : Deno.statSync(path).size === 0;
+    assert.ok(left, "no empty store made in its place");
+    const json = await cli(["delegate", "list", "--json"], { env: h.env });
+    assert.equal(json.code, 9);
+    assert.equal(JSON.parse(json.stderr).error.errorCode, "UNAVAILABLE");
 
-  const r = await cli(["delegate", "recover", "--json"], { env: h.env });
-  assert.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout);
-  assert.equal(report.state, "recovered");
-  assert.equal(report.problem, "tasks.db is missing");
-  assert.deepEqual([report.kept, report.fromFolders, report.lost], [10, 10, 0]);
-  const list = await cli(["delegate", "list", "--json"], { env: h.env });
-  const page = JSON.parse(list.stdout) as { items: Task[]; total: number };
-  assert.equal(page.total, 10);
-  assert.deepEqual(page.items.map((t) => t.id), tasks.map((t) => t.id).toReversed());
-  const working = await cli(["delegate", "list", "--json", "--state", "working"], { env: h.env });
-  assert.equal(JSON.parse(working.stdout).total, 3);
-});
+    const r = await cli(["delegate", "recover", "--json"], { env: h.env });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.state, "recovered");
+    assert.equal(report.problem, `tasks.db is ${word}`);
+    assert.deepEqual([report.kept, report.fromFolders, report.lost], [10, 10, 0]);
+    assert.equal(report.movedAside.length, word === "empty" ? 1 : 0);
+    const list = await cli(["delegate", "list", "--json"], { env: h.env });
+    const page = JSON.parse(list.stdout) as { items: Task[]; total: number };
+    assert.equal(page.total, 10);
+    assert.deepEqual(page.items.map((t) => t.id), tasks.map((t) => t.id).toReversed());
+    const working = await cli(["delegate", "list", "--json", "--state", "working"], {
+      env: h.env,
+    });
+    assert.equal(JSON.parse(working.stdout).total, 3);
+  });
+}
 
 Deno.test("delegate recover keeps every task of a truncated store", async () => {
   using h = tempHome();
