@@ -3,10 +3,17 @@
  * working on it, is told to cancel it exactly once, before that command exits.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
+import { createContext } from "../../lib/core/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
+import { cancelDeadWorkersRemote } from "../../lib/delegation/_dead_worker_cancel.ts";
+import { openTaskStore } from "../../lib/store/mod.ts";
 import { playground } from "../support/delegation.ts";
 
 /** Resolves once the killed worker is gone (no longer a live process for the task). */
@@ -60,5 +67,49 @@ Deno.test("kill -9 of a remote task's worker: the agent receives exactly one Can
     assert.doesNotMatch(log, /was not told|did not (answer|take)/);
   } finally {
     await pg.close();
+  }
+});
+
+Deno.test("cancelDeadWorkersRemote() stops waiting at its bound when nobody answers, and logs it", async () => {
+  // A registry that takes the connection and never answers.
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer(() => {/* never answers */});
+  server.on("connection", (s) => sockets.add(s));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const home = mkdtempSync(join(tmpdir(), "observal-dead-cancel-"));
+  const ctx = createContext({
+    env: { OBSERVAL_HOME: home, HOME: home, OBSERVAL_SERVER_URL: `http://127.0.0.1:${port}` },
+    cwd: home,
+  });
+  const store = openTaskStore({ home, clock: ctx.clock });
+  const registry = openRegistryClient(ctx);
+  try {
+    const task = store.insert({
+      id: crypto.randomUUID(),
+      contextId: crypto.randomUUID(),
+      status: { state: "TASK_STATE_FAILED" },
+      metadata: {
+        observal: {
+          target: "urn:air:registry.example:a2a:slow",
+          kind: "a2a",
+          depth: 0,
+          chain: [],
+          cwd: home,
+          createdAt: "2026-09-27T10:00:00Z",
+          remoteTaskId: "remote-1",
+        },
+      },
+    });
+    await cancelDeadWorkersRemote({ ctx, store, registry: () => registry }, task, 300);
+    const log = readFileSync(join(store.taskDir(task.id), "worker.log"), "utf8");
+    assert.match(log, /asking the remote agent to cancel remote-1/);
+    assert.match(log, /did not answer the cancel within 0\.3 s/);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+    registry.close();
+    store.close();
+    rmSync(home, { recursive: true, force: true });
   }
 });
