@@ -15,6 +15,7 @@ import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a
 import {
   CATEGORIES,
   type Context,
+  homeFault,
   isoSeconds,
   ObservalError,
   type SelfPermissions,
@@ -525,7 +526,7 @@ export class DelegationService {
       lock = runHere ? takeRunnerLock(dir) : undefined;
     } catch (cause) {
       nodeFs().rmSync(dir, { recursive: true, force: true });
-      throw new ObservalError(
+      throw homeFault(cause, this.#d.ctx.home, store.root) ?? new ObservalError(
         "UNAVAILABLE",
         `Cannot create the task folder ${dir}: ${errorText(cause)}`,
         { cause, resource: dir, remediation: spaceRemediation(this.#d.ctx.home) },

@@ -148,12 +148,14 @@ export class TaskStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #clock: Clock;
+  readonly #home: string;
   #closed = false;
 
   /** Opens (creating if needed) the store under `options.home`; prefer {@linkcode openTaskStore}. */
   constructor(options: TaskStoreOptions) {
     this.root = join(options.home, "delegations");
     this.#clock = options.clock;
+    this.#home = options.home;
     const path = join(this.root, "tasks.db");
     this.path = path;
     const wal = `${path}-wal`;
@@ -165,7 +167,7 @@ export class TaskStore {
       if (!pathExists(path)) makeDir(this.root, 0o700);
       this.#db = openDatabase(path, { migrations: MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS });
     } catch (cause) {
-      const fault = storeFault(cause, path);
+      const fault = storeFault(cause, path, options.home);
       if (fault) throw fault;
       const detail = cause instanceof Error ? `: ${cause.message}` : "";
       throw new ObservalError("UNAVAILABLE", `Cannot open the task store${detail}`, {
@@ -704,7 +706,7 @@ export class TaskStore {
     try {
       return step();
     } catch (err) {
-      throw storeFault(err, this.path) ?? err;
+      throw storeFault(err, this.path, this.#home) ?? err;
     }
   }
 
