@@ -5,6 +5,10 @@
  * while a registry Agent runs (a real tmpfs of a few MB; root only).
  */
 import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
@@ -43,7 +47,42 @@ async function observal(
 /** bubblewrap showing the whole file system as it is, but `dir` read-only. */
 const readOnly = (dir: string) => ["bwrap", "--dev-bind", "/", "/", "--ro-bind", dir, dir];
 
-Deno.test("a read-only home: run, cancel, reply and settings set each exit 9 with one message and remedy", async () => {
+/** Calls MCP tools on `observal delegate mcp` run with its home read-only. */
+async function mcpCalls(
+  env: Record<string, string | undefined>,
+  home: string,
+  calls: [string, Record<string, unknown>][],
+): Promise<{ text: string; isError: boolean }[]> {
+  const argv = [...readOnly(home), Deno.execPath(), "run", "-A", MAIN, "delegate", "mcp"];
+  const client = new Client({ name: "observal-test", version: "0.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: argv[0],
+      args: argv.slice(1),
+      env: Object.fromEntries(
+        Object.entries({ PATH: Deno.env.get("PATH"), ...env }).filter((e): e is [
+          string,
+          string,
+        ] => e[1] !== undefined),
+      ),
+      cwd: home,
+      stderr: "ignore",
+    }),
+  );
+  try {
+    const results = [];
+    for (const [name, args] of calls) {
+      const r = await client.callTool({ name, arguments: args });
+      const content = r.content as { text?: string }[];
+      results.push({ text: content.map((c) => c.text ?? "").join("\n"), isError: !!r.isError });
+    }
+    return results;
+  } finally {
+    await client.close();
+  }
+}
+
+Deno.test("a read-only home: run, cancel, reply, settings set and serve exit 9, and the MCP tools fail, with one message and remedy", async () => {
   const s = await setup({ ask: true });
   try {
     const asked = await s.json(["delegate", "run", s.identifier, "Test it", "--wait", "60"]);
@@ -54,6 +93,7 @@ Deno.test("a read-only home: run, cancel, reply and settings set each exit 9 wit
       ["delegate", "cancel", id],
       ["delegate", "reply", id, "Yes"],
       ["registry", "settings", "set", "deployment.public_url", "https://ro-home.example"],
+      ["registry", "serve", "--port", "0"],
     ];
     const remedies = new Set<string>();
     // Closed, the databases have no -wal and -shm files and SQLite cannot even open them;
@@ -76,6 +116,18 @@ Deno.test("a read-only home: run, cancel, reply and settings set each exit 9 wit
             what,
           );
           remedies.add(lines[1]);
+        }
+        // The MCP server says it to the model the same way.
+        for (
+          const r of await mcpCalls(s.env, s.home, [
+            ["delegate", { agent: s.identifier, message: "Hi", wait_seconds: 0 }],
+            ["delegate", { task_id: id, message: "Yes", wait_seconds: 0 }],
+            ["cancel_task", { task_id: id }],
+          ])
+        ) {
+          assert.ok(r.isError, r.text);
+          assert.match(r.text, /Cannot write to the observal home .*: it is on a read-only file/);
+          remedies.add(r.text.split("\n")[1].replace(/\.$/, ""));
         }
       } finally {
         store?.close();
