@@ -85,11 +85,16 @@ function capture(
     if (!stream) return done();
     stream.on("data", (chunk: Uint8Array) => {
       const room = fault ? 0 : max - kept;
+      const before = kept;
       if (room > 0) {
         const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
         try {
-          fs.writeSync(fd, part);
-          kept += part.length;
+          // A disk that is nearly full takes part of a write before it refuses the rest.
+          for (let at = 0; at < part.length;) {
+            const n = fs.writeSync(fd, part, at);
+            at += n;
+            kept += n;
+          }
         } catch (err) {
           fault = err as Error;
           onFault(fault);
@@ -98,7 +103,7 @@ function capture(
           } catch { /* nothing more to free */ }
         }
       }
-      dropped += fault ? chunk.length : Math.max(0, chunk.length - Math.max(room, 0));
+      dropped += chunk.length - (kept - before);
     });
     stream.on("end", done);
     stream.on("error", done);
