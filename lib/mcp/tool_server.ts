@@ -145,15 +145,13 @@ export class ToolServer {
    */
   async close(graceMs = Infinity): Promise<number> {
     await this.#transport?.close();
-    const ended = Promise.allSettled(this.#pending).then(() => true);
-    if (graceMs === Infinity) await ended;
-    else {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        ended,
-        new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-      ]).finally(() => clearTimeout(timer));
-    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = graceMs === Infinity
+      ? []
+      : [new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))];
+    await Promise.race([Promise.allSettled(this.#pending), ...graceOver]);
+    clearTimeout(timer);
+    // Each answer leaves the set as it settles.
     return this.#pending.size;
   }
 
