@@ -153,7 +153,8 @@ export interface StartOptions {
   onTick?: (task: Task) => void;
   /**
    * Stops the wait (the task keeps running) when it aborts; before the task exists it
-   * stops the start instead, by throwing the signal's reason.
+   * stops the start instead, by throwing the signal's reason (a registry lookup under way
+   * ends at once).
    */
   signal?: AbortSignal;
   /**
@@ -219,12 +220,19 @@ export class DelegationService {
       : { kind: "remote", url: target.url, signedIn: target.apiKey !== undefined };
   }
 
-  /** Approved, delegable agents that match a task description. */
-  async find(text: string, limit = 5): Promise<FoundAgent[]> {
+  /**
+   * Approved, delegable agents that match a task description. When `signal` aborts, the
+   * search ends at once and this throws the signal's reason.
+   */
+  async find(
+    text: string,
+    limit = 5,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<FoundAgent[]> {
     if (!text.trim()) {
       throw new ObservalError("INVALID_ARGUMENT", "Describe the task to find an agent for it");
     }
-    const res = await this.#d.registry().search({
+    const res = await this.#registry(signal).search({
       query: {
         text: text.slice(0, 2000),
         filter: {
@@ -237,6 +245,7 @@ export class DelegationService {
     });
     // Harness facts load only for commands that need them.
     const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
+    signal?.throwIfAborted();
     let options: HarnessOption[] | undefined;
     return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
       const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
@@ -262,13 +271,20 @@ export class DelegationService {
     });
   }
 
-  /** Resolves a reference to the registry's current entry document. */
-  async #resolve(ref: string): Promise<EntryDocument> {
+  /** The registry client, its calls ended at once when `signal` aborts. */
+  #registry(signal?: AbortSignal): RegistryClient {
     const registry = this.#d.registry();
+    return signal ? registry.withSignal(signal) : registry;
+  }
+
+  /** Resolves a reference to the registry's current entry document. */
+  async #resolve(ref: string, signal?: AbortSignal): Promise<EntryDocument> {
+    const registry = this.#registry(signal);
     try {
       // An identifier, an Agent's namespace/name or UUID, or a unique prefix of either.
       return await registry.resolveEntry(ref);
     } catch (err) {
+      signal?.throwIfAborted();
       if (err instanceof ObservalError && err.code === "NOT_FOUND") {
         throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
           remediation: "Find one with `observal delegate find <what you need>`",
@@ -287,7 +303,7 @@ export class DelegationService {
     checkMessage(message);
     checkDepth(caller);
     if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
-    const entry = await this.#resolve(ref);
+    const entry = await this.#resolve(ref, options.signal);
     checkApproved(entry, ref);
     const identifier = entry.identifier;
     const name = entry.displayName ?? ref;
