@@ -303,10 +303,12 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
       observal: { ...t.metadata.observal, remoteUrl: endpoint.iface.url },
     },
   })).task;
-  let limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
-  // The first turn began when the task was started, whoever sends or follows it now.
+  const fullMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
+  let limitMs = fullMs;
+  // The first turn began when the task was started, whoever sends or follows it now
+  // (counted from the end of the second createdAt names, so never cut short).
   if (reply === undefined) {
-    limitMs -= Math.max(0, ctx.clock.now().getTime() - Date.parse(meta.createdAt));
+    limitMs -= Math.max(0, ctx.clock.now().getTime() - Date.parse(meta.createdAt) - 999);
   }
 
   const turn: Turn = {
@@ -352,6 +354,7 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
         : { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId, messageId },
       follow: takeOver ? meta.remoteTaskId : undefined,
       timeoutMs: limitMs,
+      fullTimeoutMs: fullMs,
       clock: ctx.clock,
       signal: stop.signal,
       answered,

@@ -171,7 +171,7 @@ export function detachedLauncher(ctx: Context): LaunchWorker {
       // which with no listener would end this process with a second, uncaught report.
       child.on("error", () => {/* reported through the pid check and the grace period */});
       if (child.pid === undefined) {
-        throw new ObservalError("UNAVAILABLE", "The delegation worker could not be started", {
+        throw new ObservalError("UNAVAILABLE", `the system could not run ${command}`, {
           remediation: `Check ${workerLog(taskDir)}`,
         });
       }

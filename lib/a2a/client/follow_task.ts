@@ -51,6 +51,8 @@ export interface FollowOptions {
   follow?: string;
   /** How long the whole turn may take, streams included. */
   timeoutMs: number;
+  /** The limit the message names, when part of it passed before: @default timeoutMs */
+  fullTimeoutMs?: number;
   clock: Clock;
   /** Stops following (a cancel request); the promise then rejects with its reason. */
   signal?: AbortSignal;
@@ -118,7 +120,7 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
   const finished = new AbortController();
   const end = clock.now().getTime() + options.timeoutMs;
   clock.sleep(options.timeoutMs, AbortSignal.any([finished.signal, stop.signal])).then(
-    () => stop.abort(deadlinePassed(options.timeoutMs)),
+    () => stop.abort(deadlinePassed(options.fullTimeoutMs ?? options.timeoutMs)),
     () => {/* finished or stopped first */},
   );
 
