@@ -73,9 +73,12 @@ export const MIN_FREE_BYTES = 1024 * 1024;
 const WAIT_POLL_MS = 250;
 /**
  * The most a handover from a run here waits for a send in flight to be answered; after
- * that the worker sends the brief again (same message id). Taken out of the wait.
+ * that the worker sends the brief again (same message id). Taken out of the wait, with
+ * the time to start the worker ({@linkcode LAUNCH_MS}), so `--wait N` ends after N s.
  */
-const HANDOVER_MS = 500;
+const HANDOVER_MS = 300;
+/** About how long starting a worker and printing the task take, on a busy machine. */
+const LAUNCH_MS = 200;
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -444,9 +447,10 @@ export class DelegationService {
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id);
-    // The handover (a send in flight given a moment to be answered) ends the wait rather
-    // than being added to it.
-    const handoverMs = Math.min(HANDOVER_MS, options.seconds * 250);
+    // The handover (a send in flight given a moment to be answered) and the worker's start
+    // end the wait rather than being added to it.
+    const handoverMs = Math.min(HANDOVER_MS, options.seconds * 150);
+    const reserveMs = Math.min(HANDOVER_MS + LAUNCH_MS, options.seconds * 250);
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
@@ -470,7 +474,7 @@ export class DelegationService {
     let failure: { err: unknown } | undefined;
     try {
       await this.#recordStart(task, here.caller);
-      await this.#wait(task.id, options.seconds, options, running, handoverMs);
+      await this.#wait(task.id, options.seconds, options, running, reserveMs);
     } catch (err) {
       failure = { err: startedAnyway(err, task.id) };
     }

@@ -6,7 +6,7 @@
  * double Ctrl-C each end the wait, and no process or connection is left behind.
  */
 import assert from "node:assert/strict";
-import { linkSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, linkSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { partsText, type Task } from "../../lib/a2a/mod.ts";
@@ -42,7 +42,13 @@ async function setUp(mode: HostileMode, extra: Env = {}): Promise<Setup> {
   const agent = await startHostileAgent(mode);
   const close = async () => {
     await agent.close();
-    rmSync(home, { recursive: true, force: true });
+    // A test that failed may leave a worker behind: stop it before removing its home.
+    const root = join(home, "delegations");
+    for (const id of existsSync(root) ? readdirSync(root) : []) {
+      const pid = readPid(join(root, id));
+      if (pid !== undefined && workerAlive(pid, id, join(root, id))) Deno.kill(pid, "SIGKILL");
+    }
+    rmSync(home, { recursive: true, force: true, maxRetries: 5 });
   };
   const run = (args: string[]) => cli(args, { env, cwd: home });
   try {
