@@ -292,9 +292,12 @@ Deno.test("a worker that cannot be spawned: exit 9, one message", async () => {
   const deno = join(bin, "deno");
   linkSync(Deno.execPath(), deno);
   try {
-    const caller = run(s, ["--wait", "3"], deno);
+    const caller = run(s, ["--wait", "600"], deno);
     await sent(s);
     rmSync(deno);
+    // The command sent the brief itself; stopping its wait hands the task to a worker.
+    await catches(caller.pid, 15);
+    caller.kill("SIGTERM");
     const r = await caller.done;
     assert.equal(r.code, 9, r.stdout + r.stderr);
     const said = r.stderr.match(/could not be started/g) ?? [];
