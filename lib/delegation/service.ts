@@ -72,6 +72,14 @@ export const MAX_WAIT_SECONDS = 1800;
  */
 export const MIN_FREE_BYTES = 1024 * 1024;
 const WAIT_POLL_MS = 250;
+/**
+ * The most a handover from a run here waits for a send in flight to be answered; after
+ * that the worker sends the brief again (same message id). Taken out of the wait, with
+ * the time to start the worker ({@linkcode LAUNCH_MS}), so `--wait N` ends after N s.
+ */
+const HANDOVER_MS = 300;
+/** About how long starting a worker and printing the task take, on a busy machine. */
+const LAUNCH_MS = 200;
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -165,6 +173,12 @@ export interface StartOptions {
    * stream, and some agents stop when it closes). @default false
    */
   runHere?: boolean;
+  /**
+   * Aborts when the person insists on stopping at once (a second Ctrl-C): a task this
+   * process runs itself is then recorded, synchronously, as stopped by them, since the
+   * process ends right after.
+   */
+  quit?: AbortSignal;
 }
 
 /** Options for {@linkcode DelegationService.wait}. */
@@ -414,6 +428,7 @@ export class DelegationService {
       return await this.#runHere(task, { entry, lock, perms, caller }, {
         ...waiting,
         seconds: options.waitSeconds ?? 0,
+        quit: options.quit,
       });
     }
     try {
@@ -445,10 +460,14 @@ export class DelegationService {
       perms: (fence: WorkerFence) => SelfPermissions;
       caller: Caller;
     },
-    options: WaitOptions & { seconds: number },
+    options: WaitOptions & { seconds: number; quit?: AbortSignal },
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id);
+    // The handover (a send in flight given a moment to be answered) and the worker's start
+    // end the wait rather than being added to it.
+    const handoverMs = Math.min(HANDOVER_MS, options.seconds * 150);
+    const reserveMs = Math.min(HANDOVER_MS + LAUNCH_MS, options.seconds * 250);
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
@@ -464,13 +483,15 @@ export class DelegationService {
     } catch { /* the runner lock proves this process alive all the same */ }
     const running = import("../runner/remote/mod.ts")
       .then(({ runRemote }) =>
-        runRemote(deps, task, { entry: here.entry, handover: handover.signal })
+        runRemote(deps, task, { entry: here.entry, handover: handover.signal, handoverMs })
       )
       .catch((err) => failedUnexpectedly(deps, task.id, err));
+    const quit = () => stoppedByUser(deps, task.id);
+    options.quit?.addEventListener("abort", quit, { once: true });
     let failure: { err: unknown } | undefined;
     try {
       await this.#recordStart(task, here.caller);
-      await this.#wait(task.id, options.seconds, options, running);
+      await this.#wait(task.id, options.seconds, options, running, reserveMs);
     } catch (err) {
       failure = { err: startedAnyway(err, task.id) };
     }
@@ -494,6 +515,7 @@ export class DelegationService {
         }
       }
     } finally {
+      options.quit?.removeEventListener("abort", quit);
       this.#runningHere.delete(task.id);
       here.lock.release();
     }
@@ -731,16 +753,20 @@ export class DelegationService {
     return this.#wait(id, seconds, options);
   }
 
-  /** {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles. */
+  /**
+   * {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles, and
+   * ending `reserveMs` early (kept for the handover that follows).
+   */
   async #wait(
     id: string,
     seconds: number,
     options: WaitOptions,
     running?: Promise<unknown>,
+    reserveMs = 0,
   ): Promise<Task> {
     const { clock } = this.#d.ctx;
     id = this.#d.store.resolveId(id);
-    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
+    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000 - reserveMs;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
     const signal = options.signal;
     const interrupted = signal ? aborted(signal) : undefined;
@@ -967,6 +993,24 @@ function startedAnyway(err: unknown, id: string): unknown {
     remediation: `${err.remediation ?? "Try again later"}; then ` +
       `\`observal delegate status ${id}\` shows how the task ended`,
   });
+}
+
+/**
+ * Records a task this process runs itself as stopped by the person (a second Ctrl-C), just
+ * before the process ends: synchronous, and never throws.
+ */
+function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): void {
+  try {
+    settle(
+      deps.store,
+      id,
+      "TASK_STATE_CANCELED",
+      "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
+        "agent was not told, and may have received the brief.",
+      deps.ctx,
+    );
+    deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);
+  } catch { /* the process ends anyway; the next look fails the task */ }
 }
 
 /** Appends to a task's log; a log that cannot be written loses the line, not the task. */
