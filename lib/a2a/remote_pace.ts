@@ -13,7 +13,7 @@ export interface RemotePace {
   /** One request: connect, headers and the whole body (a stream: until it starts). @default 60_000 */
   requestTimeoutMs: number;
   /**
-   * The fewest bytes a second a JSON body must bring, measured over each window of
+   * The fewest bytes a second a JSON body must bring once it has begun, measured over each window of
    * {@linkcode RATE_WINDOW_MS}; 0 turns the check off. @default 1024
    */
   minBodyRate: number;

@@ -5,9 +5,10 @@ import { RATE_WINDOW_MS } from "../remote_pace.ts";
 /**
  * The body of `response`, chunk by chunk, where every read races `signal`: a read the
  * signal beats rejects with its reason at once, however the stream underneath behaves
- * (some never wake a pending read on abort). With `minRate` above 0, a window of
- * {@linkcode RATE_WINDOW_MS} that brings fewer than `minRate` bytes a second rejects
- * with `tooSlow()`, a silent one included. Whenever the body is left unfinished (lost
+ * (some never wake a pending read on abort). With `minRate` above 0, once the first
+ * bytes have come, a window of {@linkcode RATE_WINDOW_MS} that brings fewer than `minRate`
+ * bytes a second rejects with `tooSlow()`, a silent one included. The wait for the first
+ * bytes is the request limit's alone: a server may send its headers early and then work. Whenever the body is left unfinished (lost
  * race, the reader stopping or throwing), the connection is closed, not drained.
  */
 export async function* pacedBody(
@@ -19,6 +20,7 @@ export async function* pacedBody(
   const iterator = response.body[Symbol.asyncIterator]();
   const slow = new AbortController();
   let bytes = 0;
+  let started = false;
   let stopTimer = () => {};
   const measure = () => {
     stopTimer = startTimer(RATE_WINDOW_MS, () => {
@@ -27,13 +29,16 @@ export async function* pacedBody(
       measure();
     });
   };
-  if (minRate > 0) measure();
   const stop = AbortSignal.any([signal, slow.signal]);
   let finished = false;
   try {
     for (;;) {
       const step = await race(iterator.next(), stop);
       if (step.done) break;
+      if (minRate > 0 && !started) {
+        started = true;
+        measure();
+      }
       bytes += step.value.byteLength;
       yield step.value;
     }

@@ -84,6 +84,26 @@ Deno.test("a body slower than the minimum rate fails naming OBSERVAL_A2A_MIN_BOD
   }
 });
 
+Deno.test("headers sent early and then silence: the request limit applies, not the rate", async () => {
+  // The rate is measured from the first body bytes: a server may flush its headers and
+  // then work; only the request limit bounds how long it may take to start the body.
+  const { agent, client } = await agentClient("stall", {
+    requestTimeoutMs: 3500,
+    minBodyRate: 64,
+  });
+  try {
+    await assert.rejects(
+      client.send({ text: "hi" }),
+      (err: unknown) =>
+        err instanceof ObservalError && !(err instanceof RemoteRefusalError) &&
+        /did not answer within 3\.5 seconds/.test(err.message),
+    );
+    await closed(agent);
+  } finally {
+    await agent.close();
+  }
+});
+
 Deno.test("remotePace() reads its variables and refuses bad values", () => {
   assert.deepEqual(remotePace({}), { requestTimeoutMs: 60_000, minBodyRate: 1024 });
   assert.deepEqual(
