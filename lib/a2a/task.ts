@@ -134,6 +134,8 @@ export const ObservalTaskMetaSchema = z.looseObject({
   repository: z.string().optional(),
   /** When the last reply was taken. */
   repliedAt: z.string().optional(),
+  /** The agent stopped answering and is being retried: why, and until when (ISO time). */
+  retrying: z.object({ reason: z.string(), until: z.string() }).optional(),
   notes: z.array(z.string()).optional(),
 });
 export type ObservalTaskMeta = z.infer<typeof ObservalTaskMetaSchema>;

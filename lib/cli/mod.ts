@@ -6,7 +6,13 @@
  * help load nothing beyond this table, and each command loads only what it uses.
  * @module
  */
-import { type Context, isVersionRequest, toObservalError, versionText } from "../core/mod.ts";
+import {
+  type Context,
+  homeFault,
+  isVersionRequest,
+  toObservalError,
+  versionText,
+} from "../core/mod.ts";
 import { dispatch, type Group, lazy } from "./command.ts";
 import { agentGroup } from "./agent/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
@@ -79,7 +85,8 @@ export async function runCli(argv: string[], ctx: Context): Promise<number> {
   try {
     return await dispatch(rootGroup, argv, ctx);
   } catch (err) {
-    const e = toObservalError(err);
+    // A write the home refused is said one way, whichever command met it.
+    const e = homeFault(err, ctx.home) ?? toObservalError(err);
     if (argv.includes("--json")) {
       printJsonError(ctx, { error: e.toJSON() });
     } else {

@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "../core/system/mod.ts";
-import { type Context, ObservalError, serverTarget } from "../core/mod.ts";
+import { type Context, homeFault, ObservalError, serverTarget } from "../core/mod.ts";
 import { httpTransport, RegistryClient, type Transport } from "../registry/mod.ts";
 
 /** Options for {@linkcode openRegistryClient}. */
@@ -84,12 +84,13 @@ function embeddedTransport(
         delegationCommand: options.delegationCommand ?? ["observal", "delegate", "mcp"],
       });
     } catch (err) {
-      throw new ObservalError("UNAVAILABLE", `Cannot open the embedded registry in ${ctx.home}`, {
-        cause: err,
-        remediation: `Check that ${
-          join(ctx.home, "registry.db")
-        } is writable, or set OBSERVAL_HOME`,
-      });
+      throw homeFault(err, ctx.home) ??
+        new ObservalError("UNAVAILABLE", `Cannot open the embedded registry in ${ctx.home}`, {
+          cause: err,
+          remediation: `Check that ${
+            join(ctx.home, "registry.db")
+          } is writable, or set OBSERVAL_HOME`,
+        });
     }
     ready = { close: () => state.close() };
     return { transport: embeddedTransport(state), close: ready.close };

@@ -463,10 +463,11 @@ export function readHead(path: string, length: number): Uint8Array | undefined {
 }
 
 /**
- * Writes `text` to a file as UTF-8, creating it with `mode` (before the umask) or
- * replacing what it held. Errors carry Node's `code` under either runtime.
+ * Writes `text` to a file as UTF-8, creating it with `mode` or replacing what it held.
+ * Private by default: every file written here lives under OBSERVAL_HOME, and Deno applies
+ * the mode as given, whatever the umask. Errors carry Node's `code` under either runtime.
  */
-export function writeText(path: string, text: string, mode = 0o666): void {
+export function writeText(path: string, text: string, mode = 0o600): void {
   if (deno) deno.writeTextFileSync(path, text, { mode });
   else nodeFs().writeFileSync(path, text, { mode });
 }

@@ -4,6 +4,7 @@
  * @module
  */
 export * from "./errors.ts";
+export * from "./home_faults.ts";
 export * from "./clock.ts";
 export * from "./context.ts";
 export * from "./runtime.ts";

@@ -15,6 +15,7 @@ import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a
 import {
   CATEGORIES,
   type Context,
+  homeFault,
   isoSeconds,
   ObservalError,
   type SelfPermissions,
@@ -72,6 +73,14 @@ export const MAX_WAIT_SECONDS = 1800;
  */
 export const MIN_FREE_BYTES = 1024 * 1024;
 const WAIT_POLL_MS = 250;
+/**
+ * The most a handover from a run here waits for a send in flight to be answered; after
+ * that the worker sends the brief again (same message id). Taken out of the wait, with
+ * the time to start the worker ({@linkcode LAUNCH_MS}), so `--wait N` ends after N s.
+ */
+const HANDOVER_MS = 300;
+/** About how long starting a worker and printing the task take, on a busy machine. */
+const LAUNCH_MS = 200;
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -153,7 +162,8 @@ export interface StartOptions {
   onTick?: (task: Task) => void;
   /**
    * Stops the wait (the task keeps running) when it aborts; before the task exists it
-   * stops the start instead, by throwing the signal's reason.
+   * stops the start instead, by throwing the signal's reason (a registry lookup under way
+   * ends at once).
    */
   signal?: AbortSignal;
   /**
@@ -164,6 +174,12 @@ export interface StartOptions {
    * stream, and some agents stop when it closes). @default false
    */
   runHere?: boolean;
+  /**
+   * Aborts when the person insists on stopping at once (a second Ctrl-C): a task this
+   * process runs itself is then recorded, synchronously, as stopped by them, since the
+   * process ends right after.
+   */
+  quit?: AbortSignal;
 }
 
 /** Options for {@linkcode DelegationService.wait}. */
@@ -221,12 +237,19 @@ export class DelegationService {
       : { kind: "remote", url: target.url, signedIn: target.apiKey !== undefined };
   }
 
-  /** Approved, delegable agents that match a task description. */
-  async find(text: string, limit = 5): Promise<FoundAgent[]> {
+  /**
+   * Approved, delegable agents that match a task description. When `signal` aborts, the
+   * search ends at once and this throws the signal's reason.
+   */
+  async find(
+    text: string,
+    limit = 5,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<FoundAgent[]> {
     if (!text.trim()) {
       throw new ObservalError("INVALID_ARGUMENT", "Describe the task to find an agent for it");
     }
-    const res = await this.#d.registry().search({
+    const res = await this.#registry(signal).search({
       query: {
         text: text.slice(0, 2000),
         filter: {
@@ -239,6 +262,7 @@ export class DelegationService {
     });
     // Harness facts load only for commands that need them.
     const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
+    signal?.throwIfAborted();
     let options: HarnessOption[] | undefined;
     return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
       const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
@@ -264,13 +288,20 @@ export class DelegationService {
     });
   }
 
-  /** Resolves a reference to the registry's current entry document. */
-  async #resolve(ref: string): Promise<EntryDocument> {
+  /** The registry client, its calls ended at once when `signal` aborts. */
+  #registry(signal?: AbortSignal): RegistryClient {
     const registry = this.#d.registry();
+    return signal ? registry.withSignal(signal) : registry;
+  }
+
+  /** Resolves a reference to the registry's current entry document. */
+  async #resolve(ref: string, signal?: AbortSignal): Promise<EntryDocument> {
+    const registry = this.#registry(signal);
     try {
       // An identifier, an Agent's namespace/name or UUID, or a unique prefix of either.
       return await registry.resolveEntry(ref);
     } catch (err) {
+      signal?.throwIfAborted();
       if (err instanceof ObservalError && err.code === "NOT_FOUND") {
         throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
           remediation: "Find one with `observal delegate find <what you need>`",
@@ -289,7 +320,7 @@ export class DelegationService {
     checkMessage(message);
     checkDepth(caller);
     if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
-    const entry = await this.#resolve(ref);
+    const entry = await this.#resolve(ref, options.signal);
     checkApproved(entry, ref);
     const identifier = entry.identifier;
     const name = entry.displayName ?? ref;
@@ -400,6 +431,7 @@ export class DelegationService {
       return await this.#runHere(task, { entry, lock, perms, caller }, {
         ...waiting,
         seconds: options.waitSeconds ?? 0,
+        quit: options.quit,
       });
     }
     try {
@@ -431,10 +463,14 @@ export class DelegationService {
       perms: (fence: WorkerFence) => SelfPermissions;
       caller: Caller;
     },
-    options: WaitOptions & { seconds: number },
+    options: WaitOptions & { seconds: number; quit?: AbortSignal },
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id);
+    // The handover (a send in flight given a moment to be answered) and the worker's start
+    // end the wait rather than being added to it.
+    const handoverMs = Math.min(HANDOVER_MS, options.seconds * 150);
+    const reserveMs = Math.min(HANDOVER_MS + LAUNCH_MS, options.seconds * 250);
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
@@ -450,13 +486,15 @@ export class DelegationService {
     } catch { /* the runner lock proves this process alive all the same */ }
     const running = import("../runner/remote/mod.ts")
       .then(({ runRemote }) =>
-        runRemote(deps, task, { entry: here.entry, handover: handover.signal })
+        runRemote(deps, task, { entry: here.entry, handover: handover.signal, handoverMs })
       )
       .catch((err) => failedUnexpectedly(deps, task.id, err));
+    const quit = () => stoppedByUser(deps, task.id);
+    options.quit?.addEventListener("abort", quit, { once: true });
     let failure: { err: unknown } | undefined;
     try {
       await this.#recordStart(task, here.caller);
-      await this.#wait(task.id, options.seconds, options, running);
+      await this.#wait(task.id, options.seconds, options, running, reserveMs);
     } catch (err) {
       failure = { err: startedAnyway(err, task.id) };
     }
@@ -480,6 +518,7 @@ export class DelegationService {
         }
       }
     } finally {
+      options.quit?.removeEventListener("abort", quit);
       this.#runningHere.delete(task.id);
       here.lock.release();
     }
@@ -528,7 +567,7 @@ export class DelegationService {
       lock = runHere ? takeRunnerLock(dir) : undefined;
     } catch (cause) {
       nodeFs().rmSync(dir, { recursive: true, force: true });
-      throw new ObservalError(
+      throw homeFault(cause, this.#d.ctx.home, store.root) ?? new ObservalError(
         "UNAVAILABLE",
         `Cannot create the task folder ${dir}: ${errorText(cause)}`,
         { cause, resource: dir, remediation: spaceRemediation(this.#d.ctx.home) },
@@ -737,16 +776,20 @@ export class DelegationService {
     return this.#wait(id, seconds, options);
   }
 
-  /** {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles. */
+  /**
+   * {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles, and
+   * ending `reserveMs` early (kept for the handover that follows).
+   */
   async #wait(
     id: string,
     seconds: number,
     options: WaitOptions,
     running?: Promise<unknown>,
+    reserveMs = 0,
   ): Promise<Task> {
     const { clock } = this.#d.ctx;
     id = this.#d.store.resolveId(id);
-    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
+    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000 - reserveMs;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
     const signal = options.signal;
     const interrupted = signal ? aborted(signal) : undefined;
@@ -973,6 +1016,24 @@ function startedAnyway(err: unknown, id: string): unknown {
     remediation: `${err.remediation ?? "Try again later"}; then ` +
       `\`observal delegate status ${id}\` shows how the task ended`,
   });
+}
+
+/**
+ * Records a task this process runs itself as stopped by the person (a second Ctrl-C), just
+ * before the process ends: synchronous, and never throws.
+ */
+function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): void {
+  try {
+    settle(
+      deps.store,
+      id,
+      "TASK_STATE_CANCELED",
+      "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
+        "agent was not told, and may have received the brief.",
+      deps.ctx,
+    );
+    deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);
+  } catch { /* the process ends anyway; the next look fails the task */ }
 }
 
 /** Appends to a task's log; a log that cannot be written loses the line, not the task. */

@@ -41,15 +41,21 @@ function nextStep(err: ObservalError): string | undefined {
   return "Call find_agents to choose another agent, or do this part of the task yourself";
 }
 
-/** Runs one tool's work and turns any failure into an `isError` result. */
+/**
+ * Runs one tool's work and turns any failure into an `isError` result. Once `signal` has
+ * aborted (the client cancelled the call or went away) a failure is that cancellation:
+ * nothing is logged, and the result is never sent.
+ */
 export async function toolResult(
   tool: string,
   stderr: Writer,
+  signal: AbortSignal,
   work: () => Promise<string>,
 ): Promise<CallToolResult> {
   try {
     return textResult(await work());
   } catch (err) {
+    if (signal.aborted) return { ...textResult(`${tool} was cancelled.`), isError: true };
     if (err instanceof ObservalError) {
       const next = nextStep(err);
       const text = next ? `${sentence(err.message)}\n${sentence(next)}` : sentence(err.message);

@@ -106,16 +106,18 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
   const tools: Tool[] = [];
   /**
    * Declares a tool: its listing, its arguments' schema and its work, typed by one shape.
-   * The work gets the service and the caller, and when the call began (its wait budget
-   * includes opening the service); it answers with text, or with a task to summarise
-   * (the summary, and the A2A task model it reads, load with the first call).
+   * The work gets the service and the caller, when the call began (its wait budget
+   * includes opening the service) and the call's signal, which aborts when the client
+   * cancels the call or goes away: the work passes it to everything it waits on. It
+   * answers with text, or with a task to summarise (the summary, and the A2A task model it
+   * reads, load with the first call).
    */
   function addTool<Shape extends z.ZodRawShape>(
     name: string,
     config: ToolConfig<Shape>,
     work: (
       args: z.output<z.ZodObject<Shape>>,
-      at: AgentsServerWork & { since: Date },
+      at: AgentsServerWork & { since: Date; signal: AbortSignal },
     ) => Promise<string | Task>,
   ): void {
     const { inputSchema, ...listed } = config;
@@ -124,10 +126,16 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
       ...listed,
       input: z.object(inputSchema),
       // The arguments passed `input`, which is built from `Shape`.
-      run: (args) =>
-        toolResult(name, stderr, async () => {
+      run: (args, { signal }) =>
+        toolResult(name, stderr, signal, async () => {
           const since = clock.now();
-          const out = await work(args as z.output<z.ZodObject<Shape>>, { ...await open(), since });
+          const opened = await open();
+          signal.throwIfAborted();
+          const out = await work(args as z.output<z.ZodObject<Shape>>, {
+            ...opened,
+            since,
+            signal,
+          });
           return typeof out === "string" ? out : (await import("./summarize.ts")).summarize(out);
         }),
     });
@@ -139,8 +147,8 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
       "best match first. Pass an identifier from the result to delegate.",
     inputSchema: findAgentsInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async (args, { service }) => {
-    const agents = await service.find(args.task, args.limit);
+  }, async (args, { service, signal }) => {
+    const agents = await service.find(args.task, args.limit, { signal });
     if (agents.length > 0) return JSON.stringify({ agents }, null, 2);
     const access = service.registryAccess();
     // An anonymous caller sees public agents only: an empty answer may mean "not signed in".
@@ -161,12 +169,12 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
       "agent does not see this conversation. Registry agents work in a throwaway copy; file " +
       "changes come back as a patch that is NOT applied. Returns the task's state and results.",
     inputSchema: delegateInput,
-  }, async (args, { service, caller, since }) => {
+  }, async (args, { service, caller, since, signal }) => {
     const waitSeconds = args.wait_seconds;
     if (args.task_id) {
       const parts: Part[] = args.message.trim() ? [{ text: args.message }] : [];
       if (args.data !== undefined) parts.push({ data: args.data });
-      return await service.reply(args.task_id, parts, { waitSeconds, since });
+      return await service.reply(args.task_id, parts, { waitSeconds, since, signal });
     }
     if (args.data !== undefined) {
       throw new ObservalError("INVALID_ARGUMENT", "`data` answers a task; it cannot start one", {
@@ -180,7 +188,7 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
           "or pass `task_id` to answer a task that is waiting for input",
       });
     }
-    return await service.start(args.agent, args.message, { caller, waitSeconds, since });
+    return await service.start(args.agent, args.message, { caller, waitSeconds, since, signal });
   });
 
   addTool("get_task", {
@@ -189,8 +197,8 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
       "to finish first.",
     inputSchema: getTaskInput,
     annotations: { readOnlyHint: true },
-  }, async (args, { service, since }) => {
-    return await service.wait(args.task_id, args.wait_seconds, { since });
+  }, async (args, { service, since, signal }) => {
+    return await service.wait(args.task_id, args.wait_seconds, { since, signal });
   });
 
   addTool("cancel_task", {
@@ -198,7 +206,7 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
     description: "Cancel a delegated task you no longer need. Returns its final state.",
     inputSchema: cancelTaskInput,
     annotations: { destructiveHint: true, idempotentHint: true },
-  }, async (args, { service }) => await service.cancel(args.task_id));
+  }, async (args, { service, signal }) => await service.cancel(args.task_id, { signal }));
 
   // While the model decides on its first call, the code for it loads.
   const onListed = () => {

@@ -20,7 +20,12 @@ export {
   createAgentsServer,
 } from "./agents_server.ts";
 export { DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from "./_inputs.ts";
-export { serveStdio, type ServeStdioOptions } from "./serve_stdio.ts";
+export {
+  CLOSE_GRACE_MS,
+  type ServeOutcome,
+  serveStdio,
+  type ServeStdioOptions,
+} from "./serve_stdio.ts";
 export {
   type ByteReader,
   type ByteWriter,

@@ -23,16 +23,36 @@ export interface ServeStdioOptions {
    * that is under way still holds the process until input arrives or stdin ends.
    */
   signal?: AbortSignal;
+  /**
+   * How long calls under way may take to end once serving stops (each is aborted first).
+   * @default CLOSE_GRACE_MS
+   */
+  graceMs?: number;
+}
+
+/**
+ * How long aborted calls may take to end when the client goes away. They stop at once at
+ * their next await (registry calls, store waits); this only bounds one that does not, so
+ * that the server exits within a second of its client.
+ */
+export const CLOSE_GRACE_MS = 500;
+
+/** How serving ended. */
+export interface ServeOutcome {
+  /** Calls still under way when the grace period ran out; 0 when every call ended. */
+  unfinished: number;
 }
 
 /**
  * Connects `server` to stdio and resolves once the client disconnects (stdin ends), the
- * server closes, or `signal` aborts; the server is closed by then. A server that outlived
- * its client would hold its task store open for nothing. Lines that are not JSON-RPC
- * messages are answered with errors (see {@linkcode StdioTransport}) and logged.
+ * server closes, or `signal` aborts; the server is closed by then, its calls under way
+ * aborted and given `graceMs` to end. A server that outlived its client would hold its
+ * task store open for nothing. Lines that are not JSON-RPC messages are answered with
+ * errors (see {@linkcode StdioTransport}) and logged.
  *
  * @param server an MCP server that is not connected yet
- * @param options the streams to use, the line cap and a signal to stop early
+ * @param options the streams to use, the line cap, a signal to stop early and the grace
+ * @returns how many calls had not ended by the end of the grace period
  *
  * @example
  * ```ts ignore
@@ -42,8 +62,8 @@ export interface ServeStdioOptions {
 export async function serveStdio(
   server: ToolServer,
   options: ServeStdioOptions = {},
-): Promise<void> {
-  if (options.signal?.aborted) return;
+): Promise<ServeOutcome> {
+  if (options.signal?.aborted) return { unfinished: 0 };
   const stderr = options.stderr ?? hostStream("stderr");
   const transport = new StdioTransport({
     stdin: options.stdin,
@@ -55,13 +75,15 @@ export async function serveStdio(
   options.signal?.addEventListener("abort", stop, { once: true });
   server.onclose = stop;
   server.onerror = (err) => stderr.write(`observal-agents: ${oneLine(err.message)}\n`);
+  let unfinished: number;
   try {
     await server.connect(transport);
     await done;
   } finally {
     options.signal?.removeEventListener("abort", stop);
-    await server.close();
+    unfinished = await server.close(options.graceMs ?? CLOSE_GRACE_MS);
   }
+  return { unfinished };
 }
 
 function oneLine(text: string): string {

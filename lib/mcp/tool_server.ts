@@ -136,12 +136,23 @@ export class ToolServer {
 
   /**
    * Closes the transport (which calls `onclose`). Requests under way are aborted, then
-   * waited for: a tool stops at its next safe point (a delegation that was being started
-   * still gets its worker), so the process can end as soon as this returns.
+   * waited for, at most `graceMs`: a tool stops at its next safe point (a delegation that
+   * was being started still gets its worker), so the process can end as soon as this
+   * returns.
+   *
+   * @param graceMs how long to wait for requests under way to end. @default no limit
+   * @returns how many requests were still under way when the wait ended (0: all ended)
    */
-  async close(): Promise<void> {
+  async close(graceMs = Infinity): Promise<number> {
     await this.#transport?.close();
-    await Promise.allSettled(this.#pending);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = graceMs === Infinity
+      ? []
+      : [new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))];
+    await Promise.race([Promise.allSettled(this.#pending), ...graceOver]);
+    clearTimeout(timer);
+    // Each answer leaves the set as it settles.
+    return this.#pending.size;
   }
 
   #onMessage(message: JSONRPCMessage): void {

@@ -61,6 +61,8 @@ export interface RegistryCall {
   body?: string;
   /** How long the call may take, its answer included. */
   timeoutMs: number;
+  /** Ends the call at once when it aborts: its connection is dropped, its answer unread. */
+  signal?: AbortSignal;
 }
 
 /** A registry's answer: its HTTP status, headers and body (already bounded). */
@@ -94,7 +96,9 @@ export function httpTransport(
         headers: call.headers,
         body: call.body,
         redirect: "manual",
-        signal: AbortSignal.timeout(call.timeoutMs),
+        signal: call.signal
+          ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal])
+          : AbortSignal.timeout(call.timeoutMs),
       }),
     );
     const text = await readCapped(response, MAX_RESPONSE_BYTES, call.path);
@@ -112,6 +116,11 @@ export interface RegistryClientOptions {
   label: string;
   /** How long one call may take, its answer included (default 60 s). */
   timeoutMs?: number;
+  /**
+   * Ends every call when it aborts, one under way included: the call rejects with the
+   * signal's reason. See {@linkcode RegistryClient.withSignal}.
+   */
+  signal?: AbortSignal;
 }
 
 type Json = Record<string, unknown>;
@@ -132,6 +141,26 @@ export class RegistryClient {
   constructor(options: RegistryClientOptions) {
     this.#options = options;
     this.label = options.label;
+  }
+
+  /**
+   * This client with its calls bound to `signal` as well: when it aborts, a call under way
+   * ends at once (its connection to the registry is dropped) and rejects with the signal's
+   * reason, as does every later call. Closing the bound client closes nothing: the client
+   * it came from still owns the connection to the registry.
+   *
+   * @example
+   * ```ts ignore
+   * const agents = await registry.withSignal(request.signal).search({ query: { text } });
+   * ```
+   */
+  withSignal(signal: AbortSignal): RegistryClient {
+    const own = this.#options.signal;
+    return new RegistryClient({
+      ...this.#options,
+      signal: own ? AbortSignal.any([own, signal]) : signal,
+      onClose: undefined,
+    });
   }
 
   /**
@@ -159,6 +188,8 @@ export class RegistryClient {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    const signal = this.#options.signal;
+    signal?.throwIfAborted();
     let answer: RegistryAnswer;
     try {
       answer = await this.#options.transport({
@@ -167,8 +198,11 @@ export class RegistryClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         timeoutMs: this.#options.timeoutMs ?? CALL_TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
       });
     } catch (err) {
+      // Stopped by the caller: not the registry's fault, so not a NETWORK error.
+      signal?.throwIfAborted();
       if (err instanceof ObservalError) throw err;
       const late = err instanceof Error && err.name === "TimeoutError";
       throw new ObservalError(

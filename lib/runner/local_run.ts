@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
-import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { type Context, homeFault, isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   getHarness,
   headlessErrorLine,
@@ -123,7 +123,7 @@ async function waitForChild(
   id: string,
   child: Awaited<ReturnType<typeof spawnChild>>,
   deadline: number,
-): Promise<"exited" | "canceled" | "timeout"> {
+): Promise<"exited" | "canceled" | "timeout" | "fault"> {
   const { clock } = deps.ctx;
   let exited = false;
   child.exited.then(() => (exited = true));
@@ -136,8 +136,11 @@ async function waitForChild(
       nap.abort();
     }
     if (exited) return "exited";
+    // Output that cannot be kept (a full disk) ends the run: its answer would be lost.
     const why = deps.store.cancelRequested(id)
       ? "canceled"
+      : child.fault()
+      ? "fault"
       : clock.now().getTime() >= deadline
       ? "timeout"
       : undefined;
@@ -250,6 +253,17 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   }
 
   const exit = await child.exited;
+  if (why === "fault" || exit.fault) {
+    const fault = exit.fault ?? child.fault();
+    const said = errorText(
+      homeFault(fault, ctx.home, dir) ?? `Cannot write the task's logs in ${dir}: ${fault}`,
+    );
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name}'s output could not be kept, so its answer was lost. ${said}`,
+      log: logs.stderr,
+    };
+  }
   const stdout = readBounded(logs.stdout);
   const stderr = readBounded(logs.stderr);
   const result = parseHeadlessOutput(harness, {

@@ -6,6 +6,7 @@
  */
 import { remoteLimits, type Task } from "../a2a/mod.ts";
 import { createRemoteClient, type RemoteClient } from "../a2a/client/mod.ts";
+import { remotePace } from "../a2a/remote_pace.ts";
 import { ObservalError } from "../core/mod.ts";
 import { resolveWithOverrides } from "../net/mod.ts";
 import { type EntryDocument, type PinnedEndpoint, pinnedEndpoint } from "../registry/mod.ts";
@@ -78,5 +79,6 @@ export function clientFor(deps: RemoteRunDeps, endpoint: Endpoint): RemoteClient
     resolve: deps.resolve ?? resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
     request: deps.request,
     limits: remoteLimits(ctx.env),
+    ...remotePace(ctx.env),
   });
 }

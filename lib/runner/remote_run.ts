@@ -74,10 +74,13 @@ export interface RemoteRunOptions {
   entry?: EntryDocument;
   /**
    * Aborts when the caller running the task itself stops waiting. The run then returns
-   * the task still working, as soon as the remote task's id is saved (a send in flight is
-   * answered first, so the agent never gets the brief twice), for a worker to follow.
+   * the task still working, as soon as the remote task's id is saved, for a worker to
+   * follow. A send still in flight is given `handoverMs` to be answered; then it is
+   * dropped and the worker sends the brief again, with the same message id.
    */
   handover?: AbortSignal;
+  /** How long a handover waits for a send in flight. @default 0 */
+  handoverMs?: number;
 }
 
 /** What this run has learned, for folding snapshots into the stored task. */
@@ -102,6 +105,7 @@ function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, turn: Turn
     if (snap.taskId) meta.remoteTaskId = snap.taskId;
     if (snap.contextId) meta.remoteContextId = snap.contextId;
     if (snap.timestamp) meta.remoteStatusTimestamp = snap.timestamp;
+    delete meta.retrying; // it answered
     // The agent's own words stay its status line; the worker's log is where ours are.
     if (snap.state === "TASK_STATE_FAILED") meta.logPath = workerLog(deps.store.taskDir(t.id));
     const ours = (m: Message): Message => ({ ...m, taskId: t.id, contextId: t.contextId });
@@ -273,6 +277,11 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
     : typeof reply === "string"
     ? [{ text: reply }]
     : reply;
+  // Sent again after a handover, or a reply: the id the history gave it, so the agent can
+  // tell a resend from a new message.
+  const messageId = reply === undefined
+    ? initial.history?.[0]?.messageId
+    : initial.history?.findLast((m) => m.role === "ROLE_USER")?.messageId;
   // The question this reply answers (reply() records it in the history).
   const answered: AnsweredStatus | undefined = reply === undefined ? undefined : {
     messageId: initial.history?.findLast((m) => m.role === "ROLE_AGENT")?.messageId,
@@ -294,9 +303,13 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
       observal: { ...t.metadata.observal, remoteUrl: endpoint.iface.url },
     },
   })).task;
-  let limitMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
-  // Taken over: the turn began when the caller started it.
-  if (takeOver) limitMs -= ctx.clock.now().getTime() - Date.parse(meta.createdAt);
+  const fullMs = (meta.timeoutSeconds ?? REMOTE_TIMEOUT_MS / 1000) * 1000;
+  let limitMs = fullMs;
+  // The first turn began when the task was started, whoever sends or follows it now
+  // (counted from the end of the second createdAt names, so never cut short).
+  if (reply === undefined) {
+    limitMs -= Math.max(0, ctx.clock.now().getTime() - Date.parse(meta.createdAt) - 999);
+  }
 
   const turn: Turn = {
     seen: 0,
@@ -313,12 +326,15 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
   const canceled = new Error("Canceled by the caller");
   const handedOver = new Error("Handed over to a worker");
   const stop = new AbortController();
-  // A handover waits for the remote task's id, so the worker can follow what was sent.
+  // A handover waits a little for the remote task's id, so the worker can follow what was
+  // sent; past that, the send is dropped and the worker sends it again.
   let handoverDue = false;
+  let dropSend = () => {};
   const sentId = () => pending?.taskId ?? task.metadata.observal.remoteTaskId;
   const handOver = () => {
-    if (sentId() !== undefined) stop.abort(handedOver);
-    else handoverDue = true;
+    if (sentId() !== undefined) return stop.abort(handedOver);
+    handoverDue = true;
+    dropSend = startTimer(options.handoverMs ?? 0, () => stop.abort(handedOver));
   };
   if (options.handover?.aborted) handOver();
   else options.handover?.addEventListener("abort", handOver, { once: true });
@@ -335,9 +351,10 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
       client,
       input: takeOver
         ? undefined
-        : { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId },
+        : { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId, messageId },
       follow: takeOver ? meta.remoteTaskId : undefined,
       timeoutMs: limitMs,
+      fullTimeoutMs: fullMs,
       clock: ctx.clock,
       signal: stop.signal,
       answered,
@@ -353,8 +370,11 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
           stop.abort(handedOver);
         }
       },
-      onRetry: (err, ms) =>
-        ctx.io.stderr.write(`retrying in ${ms} ms after a transient failure: ${err.message}\n`),
+      onRetry: (err, ms, until) => {
+        ctx.io.stderr.write(`retrying in ${ms} ms after a transient failure: ${err.message}\n`);
+        save();
+        task = markRetrying(deps, id, err.message, until);
+      },
     });
     save();
     return task;
@@ -375,6 +395,23 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
     });
   } finally {
     unwatch();
+    dropSend();
     options.handover?.removeEventListener("abort", handOver);
   }
+}
+
+/** Records that the agent is not answering and is retried until `until`. */
+function markRetrying(deps: RemoteRunDeps, id: string, reason: string, until: Date): Task {
+  const { task, changed } = deps.store.update(id, (t) =>
+    isFinal(t.status.state) ? undefined : {
+      ...t,
+      metadata: {
+        ...t.metadata,
+        observal: {
+          ...t.metadata.observal,
+          retrying: { reason, until: isoSeconds(until) },
+        },
+      },
+    });
+  return changed ? markChanged(deps.store, task) : task;
 }

@@ -24,7 +24,11 @@ function textMessage(
 /** Tells waiters in other processes that the task changed (they watch its folder). */
 export function markChanged(store: TaskStore, task: Task): Task {
   try {
-    writeText(join(store.taskDir(task.id, { create: true }), "state"), `${task.status.state}\n`);
+    writeText(
+      join(store.taskDir(task.id, { create: true }), "state"),
+      `${task.status.state}\n`,
+      0o600,
+    );
   } catch { /* waiters still poll */ }
   return task;
 }

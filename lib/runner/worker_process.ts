@@ -167,12 +167,14 @@ export function detachedLauncher(ctx: Context): LaunchWorker {
         detached: true,
         stdio: ["ignore", log, log],
       });
+      // Before the pid check: a spawn that fails (no such program) also emits "error",
+      // which with no listener would end this process with a second, uncaught report.
+      child.on("error", () => {/* reported through the pid check and the grace period */});
       if (child.pid === undefined) {
-        throw new ObservalError("UNAVAILABLE", "The delegation worker could not be started", {
+        throw new ObservalError("UNAVAILABLE", `the system could not run ${command}`, {
           remediation: `Check ${workerLog(taskDir)}`,
         });
       }
-      child.on("error", () => {/* reported through the pid check and the grace period */});
       child.unref();
       return child.pid;
     } finally {

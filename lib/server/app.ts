@@ -15,7 +15,13 @@ import { Hono } from "hono";
 import type { Context as HonoContext } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { isoSeconds, ObservalError, toObservalError } from "../core/mod.ts";
+import {
+  homeFaultError,
+  homeFaultKind,
+  isoSeconds,
+  ObservalError,
+  toObservalError,
+} from "../core/mod.ts";
 import {
   ImportA2aRequestSchema,
   InstallRequestSchema,
@@ -94,7 +100,7 @@ export function createRegistryApp(
   };
 
   app.onError((err, c) => {
-    const e = toObservalError(err);
+    const e = storageFault(err, state, options.localAdmin) ?? toObservalError(err);
     return c.json(e.toJSON(), e.httpStatus as 400);
   });
   app.notFound((c) =>
@@ -406,4 +412,27 @@ function parseListFilter(filter: string | undefined): string | undefined {
     );
   }
   return m[1];
+}
+
+/**
+ * A write the registry's storage refused (read-only, full, not writable). The local admin
+ * is told which folder, as every command tells it; a remote caller is not shown our paths.
+ */
+function storageFault(
+  err: unknown,
+  state: RegistryState,
+  local = false,
+): ObservalError | undefined {
+  if (!state.home || (err instanceof ObservalError && err.code !== "INTERNAL")) return undefined;
+  const kind = homeFaultKind(err, state.home);
+  if (!kind) return undefined;
+  if (local) return homeFaultError(kind, state.home, err);
+  return new ObservalError(
+    "UNAVAILABLE",
+    "The registry cannot save changes: its storage is " +
+      (kind === "full" ? "full" : "not writable"),
+    {
+      remediation: "Try again later; the registry's operator must free or fix its storage",
+    },
+  );
 }

@@ -3,7 +3,7 @@
  * path reads through it without loading hono or the routes.
  * @module
  */
-import { join } from "../core/system/mod.ts";
+import { dirname, join } from "../core/system/mod.ts";
 import type { Clock } from "../core/mod.ts";
 import { type DatabaseSync, openDatabase } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
@@ -30,6 +30,7 @@ export function openRegistry(options: {
     clock: options.clock,
     resolve: options.resolve,
     delegationCommand: options.delegationCommand,
+    home: dirname(options.path),
     settings: () => readSettings(db),
     close: () => db.close(),
   };

@@ -12,4 +12,6 @@ export interface RegistryState {
   readonly resolve?: (hostname: string) => Promise<string[]>;
   /** argv that launches the observal-agents MCP server (before `--harness <key>`). */
   readonly delegationCommand: readonly string[];
+  /** The folder holding the database: a write it refuses is said naming it. */
+  readonly home?: string;
 }

@@ -3,7 +3,7 @@
  * foreign keys, versioned migrations and a transaction helper (node:sqlite has none).
  * @module
  */
-import { dirname, makeDir, pathExists, pauseSync } from "../core/system/mod.ts";
+import { dirname, makeDir, nodeFs, pathExists, pauseSync } from "../core/system/mod.ts";
 import { DatabaseSync } from "node:sqlite";
 
 export type { DatabaseSync };
@@ -21,7 +21,12 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
   // Created private: the folder holds API key hashes, task logs and patches.
   // Only a new database needs its folder: a permission-fenced worker may open an existing
   // file without being allowed to write the folder that holds it.
-  if (path !== ":memory:" && !pathExists(path)) makeDir(dirname(path), 0o700);
+  if (path !== ":memory:" && !pathExists(path)) {
+    makeDir(dirname(path), 0o700);
+    // SQLite creates its -wal and -shm files with the database's own mode: made 0600
+    // here, all three are private whatever the umask (an empty file is an empty database).
+    nodeFs().closeSync(nodeFs().openSync(path, "a", 0o600));
+  }
   const timeoutMs = options.busyTimeoutMs ?? 5000;
   const db = new DatabaseSync(path, { timeout: timeoutMs });
   try {

@@ -4,7 +4,7 @@
  * @module
  */
 import { dirname, nodeFs, pathExists, readHead } from "../core/system/mod.ts";
-import { ObservalError } from "../core/mod.ts";
+import { homeFault, ObservalError } from "../core/mod.ts";
 import { isTaskId } from "./task_id.ts";
 
 /** The command that rebuilds a damaged store from what can still be read. */
@@ -42,15 +42,18 @@ export function damagedStore(file: string, detail: string, cause?: unknown): Obs
 
 /**
  * Turns a SQLite failure on `file` into an error that names it and the way out, or returns
- * undefined when the failure is not about the file itself.
+ * undefined when the failure is not about the file itself. A home that is read-only, full
+ * or not ours to write is said as every command says it.
  */
-export function storeFault(err: unknown, file: string): ObservalError | undefined {
+export function storeFault(err: unknown, file: string, home: string): ObservalError | undefined {
   if (err instanceof ObservalError) return undefined;
   const code = sqliteCode(err);
   const message = messageOf(err);
   if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB || DAMAGED.test(message)) {
     return damagedStore(file, message.replace(/\.$/, ""), err);
   }
+  const fault = homeFault(err, home, dirname(file));
+  if (fault) return fault;
   if (code === SQLITE_FULL || FULL.test(message)) {
     return new ObservalError(
       "UNAVAILABLE",

@@ -157,6 +157,7 @@ export class TaskStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #clock: Clock;
+  readonly #home: string;
   #closed = false;
   /** Set by {@linkcode TaskStore.#tx} for the step it runs: told when a record is written. */
   #onRecord: (() => void) | undefined;
@@ -165,6 +166,7 @@ export class TaskStore {
   constructor(options: TaskStoreOptions) {
     this.root = join(options.home, "delegations");
     this.#clock = options.clock;
+    this.#home = options.home;
     const path = join(this.root, "tasks.db");
     this.path = path;
     const wal = `${path}-wal`;
@@ -179,7 +181,7 @@ export class TaskStore {
       if (!pathExists(path)) makeDir(this.root, 0o700);
       this.#db = openDatabase(path, { migrations: MIGRATIONS, busyTimeoutMs: BUSY_TIMEOUT_MS });
     } catch (cause) {
-      const fault = storeFault(cause, path);
+      const fault = storeFault(cause, path, options.home);
       if (fault) throw fault;
       const detail = cause instanceof Error ? `: ${cause.message}` : "";
       throw new ObservalError("UNAVAILABLE", `Cannot open the task store${detail}`, {
@@ -730,7 +732,7 @@ export class TaskStore {
     try {
       return step();
     } catch (err) {
-      throw storeFault(err, this.path) ?? err;
+      throw storeFault(err, this.path, this.#home) ?? err;
     }
   }
 

@@ -3,12 +3,18 @@
  * SDK's linked in-memory transports, a real service on a temp home with an approved agent.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ObservalError, systemClock } from "../../lib/core/mod.ts";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { createContext, isoSeconds, ObservalError, systemClock } from "../../lib/core/mod.ts";
+import { DelegationService, type WaitOptions } from "../../lib/delegation/mod.ts";
 import { type AgentsServerWork, createAgentsServer } from "../../lib/mcp/mod.ts";
+import { openTaskStore } from "../../lib/store/mod.ts";
 import { playground } from "../support/delegation.ts";
 
 async function connectClient(open: () => Promise<AgentsServerWork>): Promise<Client> {
@@ -126,5 +132,73 @@ Deno.test("createAgentsServer() prepares for the first call once its tools are l
     await client.close();
     opened?.close();
     await pg.close();
+  }
+});
+
+/** A service that records each wait: its options, and the promise of its end. */
+class WatchedService extends DelegationService {
+  readonly waits: Array<{ options: WaitOptions; ended: Promise<Task> }> = [];
+  readonly #started = Promise.withResolvers<void>();
+  /** Resolves once the first wait has begun. */
+  readonly started = this.#started.promise;
+
+  override wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
+    const ended = super.wait(id, seconds, options);
+    this.waits.push({ options, ended });
+    this.#started.resolve();
+    return ended;
+  }
+}
+
+Deno.test("get_task's wait gets the call's signal: a cancel ends it, the task left as it is", async () => {
+  const home = mkdtempSync(join(tmpdir(), "observal-agents-cancel-"));
+  const ctx = createContext({ env: { HOME: home, OBSERVAL_HOME: home }, cwd: home });
+  const store = openTaskStore({ home, clock: ctx.clock });
+  const service = new WatchedService({
+    ctx,
+    store,
+    registry: () => {
+      throw new Error("no registry here");
+    },
+    launch: () => 0,
+  });
+  const now = isoSeconds(new Date());
+  const task = store.insert({
+    id: crypto.randomUUID(),
+    contextId: crypto.randomUUID(),
+    // Just created: its worker is within the start grace, so the wait waits.
+    status: { state: "TASK_STATE_SUBMITTED", timestamp: now },
+    history: [],
+    metadata: {
+      observal: {
+        target: "urn:air:acme:agent:x",
+        kind: "a2a",
+        depth: 0,
+        chain: [],
+        cwd: home,
+        createdAt: now,
+      },
+    },
+  });
+  const client = await connectClient(() =>
+    Promise.resolve({ service, caller: { depth: 0, maxDepth: 2, chain: [] } })
+  );
+  try {
+    const cancel = new AbortController();
+    const call = client.callTool(
+      { name: "get_task", arguments: { task_id: task.id, wait_seconds: 600 } },
+      undefined,
+      { signal: cancel.signal },
+    );
+    await service.started;
+    cancel.abort();
+    await assert.rejects(call);
+    const [wait] = service.waits;
+    assert.equal(wait.options.signal?.aborted, true, "the wait was given the call's signal");
+    assert.equal((await wait.ended).status.state, "TASK_STATE_SUBMITTED");
+  } finally {
+    await client.close();
+    store.close();
+    rmSync(home, { recursive: true, force: true });
   }
 });

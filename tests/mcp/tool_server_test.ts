@@ -194,11 +194,38 @@ Deno.test("ToolServer.close() aborts calls under way and returns only once they 
   const { client, sent } = await connect(server);
   const call = client.callTool({ name: "slow", arguments: {} }).catch((e) => e);
   await started;
-  await server.close();
+  assert.equal(await server.close(), 0);
   assert.ok(cleanedUp, "close() returned while a call was still cleaning up");
   await call;
   // initialize only: the aborted call's answer went nowhere.
   assert.equal(sent.length, 1, JSON.stringify(sent));
+  await client.close();
+});
+
+Deno.test("ToolServer.close(graceMs) stops waiting for a call that ignores the abort and counts it", async () => {
+  const { promise: started, resolve: start } = Promise.withResolvers<void>();
+  const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
+  let aborted = false;
+  const stuck: Tool = {
+    name: "stuck",
+    title: "Stuck",
+    description: "Ends only when the test lets it",
+    input: z.object({}),
+    run: async (_args, { signal }) => {
+      signal.addEventListener("abort", () => (aborted = true));
+      start();
+      await release;
+      return { content: [] };
+    },
+  };
+  const server = new ToolServer({ name: "demo", version: "1" }, { tools: [stuck] });
+  const { client } = await connect(server);
+  const call = client.callTool({ name: "stuck", arguments: {} }).catch((e) => e);
+  await started;
+  assert.equal(await server.close(10), 1, "one call was still under way");
+  assert.ok(aborted, "the call was aborted first");
+  letGo();
+  await call;
   await client.close();
 });
 

@@ -71,3 +71,24 @@ Deno.test("spawnChild() rejects when the program does not exist", async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("spawnChild() survives output it cannot write (a full disk): the fault is reported, nothing throws", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "observal-spawn-"));
+  try {
+    // /dev/full fails every write with ENOSPC, as a full disk does.
+    const child = await spawnChild(["sh", "-c", "head -c 300000 /dev/zero; echo err >&2"], {
+      cwd: dir,
+      env: { PATH: Deno.env.get("PATH") },
+      stdoutPath: "/dev/full",
+      stderrPath: join(dir, "err"),
+    });
+    const exit = await child.exited;
+    assert.equal(exit.code, 0, "the child was read to the end, never blocked");
+    assert.equal((exit.fault as NodeJS.ErrnoException | undefined)?.code, "ENOSPC");
+    assert.equal(child.fault(), exit.fault);
+    assert.equal(exit.dropped.stdout, 300_000);
+    assert.equal(readFileSync(join(dir, "err"), "utf8"), "err\n", "the other stream is kept");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

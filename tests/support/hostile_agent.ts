@@ -23,7 +23,13 @@
  *   working status updates (text, and a tool call as a data part), then ends the turn
  *   with input-required (or completed) carrying no message and no artifact;
  * - `quiet-after-reply`: asks a question; once answered it completes without a word or an
- *   artifact, while its task history still holds the question.
+ *   artifact, while its task history still holds the question;
+ * - `drip`: answers SendMessage and GetTask with headers, then one byte of the body a
+ *   second (at most `dripBytes`), then silence, never ending the body;
+ * - `stall`: answers SendMessage and GetTask with headers, then nothing.
+ *
+ * CancelTask is answered honestly in every mode. `openBodies()` counts the answers still
+ * connected (a client that gave up must have closed them).
  *
  * Every request is recorded, as are the cancels received and the streams still open.
  * @module
@@ -49,7 +55,9 @@ export type HostileMode =
   | "broken-stream"
   | "chatty-input"
   | "chatty-complete"
-  | "quiet-after-reply";
+  | "quiet-after-reply"
+  | "drip"
+  | "stall";
 
 /** Modes that answer over a stream (their card declares streaming). */
 const STREAMING: ReadonlySet<HostileMode> = new Set([
@@ -79,6 +87,8 @@ export interface HostileOptions {
   artifacts?: number;
   /** `huge-artifact`: the artifact's text length. @default 7.5 MiB */
   artifactBytes?: number;
+  /** `drip`: how many bytes are dripped before the silence. @default 30 */
+  dripBytes?: number;
 }
 
 /** One request the hostile agent received. */
@@ -108,6 +118,8 @@ export interface HostileAgent {
   rpcMethods(): string[];
   /** Milliseconds since start at which each stream closed. */
   streamsClosedAt: number[];
+  /** `drip` and `stall`: answers whose body was begun and whose connection is still open. */
+  openBodies(): number;
   close(): Promise<void>;
 }
 
@@ -139,6 +151,7 @@ export async function startHostileAgent(
   const canceled: string[] = [];
   const streamsClosedAt: number[] = [];
   const open = new Set<ServerResponse>();
+  const hanging = new Set<ServerResponse>();
   const taskId = `task-${randomUUID()}`;
   const contextId = `ctx-${randomUUID()}`;
   let gets = 0;
@@ -243,9 +256,33 @@ export async function startHostileAgent(
     pump();
   };
 
+  /** `drip` and `stall`: headers, then a byte a second (`drip`) or nothing, never the end. */
+  const hang = (res: ServerResponse, id: unknown) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.flushHeaders();
+    hanging.add(res);
+    res.on("error", () => {});
+    const body = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"task":{"id":"`;
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (mode !== "drip" || sent >= (options.dripBytes ?? 30) || res.destroyed) {
+        return clearInterval(timer);
+      }
+      res.write(body[sent % body.length]);
+      sent++;
+    }, 1000);
+    res.on("close", () => {
+      clearInterval(timer);
+      hanging.delete(res);
+    });
+  };
+
   const onSend = (res: ServerResponse, id: unknown) => {
     sends++;
     switch (mode) {
+      case "drip":
+      case "stall":
+        return hang(res, id);
       case "quiet-after-reply":
         if (sends === 1) {
           asked = question();
@@ -332,6 +369,9 @@ export async function startHostileAgent(
   const onGet = (res: ServerResponse, id: unknown) => {
     gets++;
     switch (mode) {
+      case "drip":
+      case "stall":
+        return hang(res, id);
       case "huge-artifact":
         return json(
           res,
@@ -433,6 +473,7 @@ export async function startHostileAgent(
     canceled,
     rpcMethods: () => requests.flatMap((r) => r.rpcMethod ? [r.rpcMethod] : []),
     streamsClosedAt,
+    openBodies: () => hanging.size,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -6,11 +6,17 @@ export interface RemoteInput {
   text?: string;
   taskId?: string;
   contextId?: string;
+  /** The message's id: the same on a resend, so the agent can tell it is one message. */
+  messageId?: string;
 }
 
 /** The parts to send: `parts` when given, else `text` as the only part. */
 function partsOf(input: RemoteInput): Part[] {
   return input.parts ?? [{ text: input.text ?? "" }];
+}
+
+function messageIdOf(input: RemoteInput): string {
+  return input.messageId || crypto.randomUUID();
 }
 
 /** Method names and request params for one protocol generation. */
@@ -33,7 +39,7 @@ export interface Dialect {
 export function v1Dialect(a2aVersion: string, tenant: string | undefined): Dialect {
   const scoped = (params: Record<string, unknown>) => tenant ? { ...params, tenant } : params;
   const message = (input: RemoteInput) =>
-    withIds({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: partsOf(input) }, input);
+    withIds({ messageId: messageIdOf(input), role: "ROLE_USER", parts: partsOf(input) }, input);
   return {
     version: "1.0",
     headers: { "A2A-Version": a2aVersion },
@@ -58,7 +64,7 @@ export function v03Dialect(): Dialect {
   const message = (input: RemoteInput) =>
     withIds({
       kind: "message",
-      messageId: crypto.randomUUID(),
+      messageId: messageIdOf(input),
       role: "user",
       parts: partsOf(input).map(toV03Part),
     }, input);

@@ -9,6 +9,8 @@
 import { concatBytes, ObservalError } from "../../core/mod.ts";
 import type { RawResponse, Requester } from "../../net/mod.ts";
 import { limitExceeded, type RemoteLimits } from "../remote_limits.ts";
+import { type RemotePace, tooSlow } from "../remote_pace.ts";
+import { pacedBody } from "./_paced_body.ts";
 import { type Deadline, startDeadline } from "./_deadline.ts";
 import {
   type Endpoint,
@@ -42,6 +44,8 @@ export interface RpcTarget extends Endpoint {
   /** Time limit per request: the whole exchange, or a stream's wait for its headers. */
   timeoutMs: number;
   limits: RemoteLimits;
+  /** The request limit and the slowest a JSON body may come. */
+  pace: RemotePace;
 }
 
 /** Sends one request and returns the JSON-RPC `result`. */
@@ -55,7 +59,7 @@ export async function callRpc(
   const deadline = startDeadline(target.timeoutMs, signal);
   try {
     const response = await open(target, request, "application/json", deadline);
-    const text = await guard(target, deadline, () => readCapped(target, response));
+    const text = await guard(target, deadline, () => readCapped(target, response, deadline));
     return resultOf(target, request.id, parseJson(target, response.status, text));
   } finally {
     deadline.clear();
@@ -83,13 +87,15 @@ export async function* streamRpc(
     const response = await open(target, request, "text/event-stream", deadline);
     const type = response.headers["content-type"]?.toLowerCase() ?? "";
     if (!type.startsWith("text/event-stream")) {
-      const text = await guard(target, deadline, () => readCapped(target, response));
+      const text = await guard(target, deadline, () => readCapped(target, response, deadline));
       yield resultOf(target, request.id, parseJson(target, response.status, text));
       return;
     }
     // From here on only the caller's signal (its deadline, a cancel) ends the wait.
     deadline.stop();
-    const stream = readSseData(response.body, target.limits.maxEventBytes);
+    // Every read races the caller's signal; a silent stream is no failure (no rate).
+    const body = pacedBody(response, deadline.signal, 0, () => new Error("unreachable"));
+    const stream = readSseData(body, target.limits.maxEventBytes);
     events = stream;
     while (true) {
       const next = await guard(target, deadline, () => stream.next());
@@ -140,7 +146,7 @@ async function open(
     throw unauthenticated(target, status);
   }
   // Some servers send JSON-RPC errors with a 4xx/5xx status: report the error itself.
-  const text = await guard(target, deadline, () => readPrefix(response, MAX_ERROR_BODY))
+  const text = await guard(target, deadline, () => readPrefix(target, response, deadline))
     .catch(() => new Uint8Array());
   const envelope = JsonRpcResponseSchema.safeParse(tryJson(new TextDecoder().decode(text)));
   if (envelope.success && envelope.data.error) throw rpcError(target, envelope.data.error);
@@ -170,7 +176,11 @@ async function guard<T>(
  * and as soon as it grows past the limit otherwise. Each chunk is decoded as it arrives
  * and then dropped, so a large answer is held once as text, not also as bytes.
  */
-async function readCapped(target: RpcTarget, response: RawResponse): Promise<string> {
+async function readCapped(
+  target: RpcTarget,
+  response: RawResponse,
+  deadline: Deadline,
+): Promise<string> {
   const max = target.limits.maxResponseBytes;
   const declared = Number(response.headers["content-length"]);
   if (Number.isFinite(declared) && declared > max) {
@@ -182,7 +192,7 @@ async function readCapped(target: RpcTarget, response: RawResponse): Promise<str
   const text: string[] = [];
   let size = 0;
   // Throwing inside for-await ends the body's iteration, which closes the connection.
-  for await (const chunk of response.body) {
+  for await (const chunk of paced(target, response, deadline)) {
     size += chunk.byteLength;
     if (size > max) throw limitExceeded(target.limits, "maxResponseBytes");
     text.push(decoder.decode(chunk, { stream: true }));
@@ -191,17 +201,35 @@ async function readCapped(target: RpcTarget, response: RawResponse): Promise<str
   return text.join("");
 }
 
-/** At most `max` bytes of the body; the rest is not read. */
-async function readPrefix(response: RawResponse, max: number): Promise<Uint8Array> {
+/** At most {@linkcode MAX_ERROR_BODY} bytes of the body; the rest is not read. */
+async function readPrefix(
+  target: RpcTarget,
+  response: RawResponse,
+  deadline: Deadline,
+): Promise<Uint8Array> {
+  const max = MAX_ERROR_BODY;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of paced(target, response, deadline)) {
     chunks.push(chunk.subarray(0, Math.max(0, max - size)));
     size += chunk.byteLength;
     if (size >= max) break;
   }
   const kept = chunks.reduce((n, c) => n + c.byteLength, 0);
   return concatBytes(chunks, kept);
+}
+
+/**
+ * A JSON body as it comes, each read bounded by the request's deadline and the minimum
+ * rate: a body that trickles or stalls fails, and its connection is closed.
+ */
+function paced(target: RpcTarget, response: RawResponse, deadline: Deadline) {
+  return pacedBody(
+    response,
+    deadline.signal,
+    target.pace.minBodyRate,
+    () => tooSlow(target.pace, target.host),
+  );
 }
 
 /** Closes the connection rather than drain a body nobody reads. */

@@ -51,6 +51,8 @@ export interface FollowOptions {
   follow?: string;
   /** How long the whole turn may take, streams included. */
   timeoutMs: number;
+  /** The limit the message names, when part of it passed before: @default timeoutMs */
+  fullTimeoutMs?: number;
   clock: Clock;
   /** Stops following (a cancel request); the promise then rejects with its reason. */
   signal?: AbortSignal;
@@ -61,8 +63,11 @@ export interface FollowOptions {
   /** Checked again on every combined view. @default {@linkcode DEFAULT_REMOTE_LIMITS} */
   limits?: RemoteLimits;
   timing?: FollowTiming;
-  /** Told about each transient failure that will be retried, for the log. */
-  onRetry?(error: ObservalError, delayMs: number): void;
+  /**
+   * Told about each transient failure that will be retried: the pause before the next
+   * try, and when the retries end (the retry window or the deadline, whichever is first).
+   */
+  onRetry?(error: ObservalError, delayMs: number, until: Date): void;
 }
 
 /**
@@ -113,8 +118,9 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
   if (outer?.aborted) onOuter();
   else outer?.addEventListener("abort", onOuter, { once: true });
   const finished = new AbortController();
+  const end = clock.now().getTime() + options.timeoutMs;
   clock.sleep(options.timeoutMs, AbortSignal.any([finished.signal, stop.signal])).then(
-    () => stop.abort(deadlinePassed(options.timeoutMs)),
+    () => stop.abort(deadlinePassed(options.fullTimeoutMs ?? options.timeoutMs)),
     () => {/* finished or stopped first */},
   );
 
@@ -153,7 +159,9 @@ export async function followRemoteTask(options: FollowOptions): Promise<RemoteSn
       if (!taskId) throw streamError ?? noTask();
       if (pause > 0) await clock.sleep(pause, stop.signal);
       pause = pause === 0 ? timing.firstPollMs : Math.min(pause * 2, timing.maxPollMs);
-      see(await retrying(() => client.get(taskId, stop.signal), options, timing, stop.signal));
+      see(
+        await retrying(() => client.get(taskId, stop.signal), options, timing, stop.signal, end),
+      );
     }
     return current!;
   } catch (err) {
@@ -236,6 +244,7 @@ async function retrying<T>(
   options: FollowOptions,
   timing: Required<FollowTiming>,
   signal: AbortSignal,
+  deadline: number,
 ): Promise<T> {
   let firstFailure: number | undefined;
   let pause = timing.firstRetryMs;
@@ -247,7 +256,8 @@ async function retrying<T>(
       const now = options.clock.now().getTime();
       firstFailure ??= now;
       if (now - firstFailure + pause > timing.retryForMs) throw err;
-      options.onRetry?.(err, pause);
+      const until = Math.min(firstFailure + timing.retryForMs, deadline);
+      options.onRetry?.(err, pause, new Date(until));
       await options.clock.sleep(pause, signal);
       pause = Math.min(pause * 2, 8000);
     }

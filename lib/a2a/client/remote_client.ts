@@ -11,13 +11,14 @@ import type { AgentCard } from "../card.ts";
 import { type CardInterface, normaliseBinding } from "../interfaces.ts";
 import { mergeEvent, normalizeResult, type RemoteSnapshot } from "../normalize.ts";
 import { checkCollected, DEFAULT_REMOTE_LIMITS, type RemoteLimits } from "../remote_limits.ts";
+import { DEFAULT_REMOTE_PACE } from "../remote_pace.ts";
 import { isInterrupted, type Part } from "../task.ts";
 import { credentialHeaders, declaresSecurity } from "../tokens.ts";
 import { a2aVersionHeader, v03Dialect, v1Dialect } from "./_dialect.ts";
 import { callRpc, type RpcTarget, streamRpc } from "./_json_rpc.ts";
 
 /** How long one request may take, in milliseconds, unless told otherwise. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = DEFAULT_REMOTE_PACE.requestTimeoutMs;
 
 /** Options for {@linkcode createRemoteClient}. */
 export interface RemoteClientOptions {
@@ -42,6 +43,11 @@ export interface RemoteClientOptions {
    * @default {60_000}
    */
   requestTimeoutMs?: number;
+  /**
+   * The fewest bytes a second a JSON answer must bring (0: no check).
+   * @default {@linkcode DEFAULT_REMOTE_PACE}
+   */
+  minBodyRate?: number;
   /** What the agent may send back. @default {@linkcode DEFAULT_REMOTE_LIMITS} */
   limits?: RemoteLimits;
 }
@@ -57,6 +63,8 @@ export interface RemoteMessageInput {
   text?: string;
   taskId?: string;
   contextId?: string;
+  /** The message's id, kept on a resend; a fresh one when absent. */
+  messageId?: string;
 }
 
 /** A client bound to one remote agent endpoint. */
@@ -140,6 +148,10 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
     },
     timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     limits,
+    pace: {
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      minBodyRate: options.minBodyRate ?? DEFAULT_REMOTE_PACE.minBodyRate,
+    },
   };
   const streaming = card.capabilities?.streaming === true;
   const { methods } = dialect;

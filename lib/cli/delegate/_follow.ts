@@ -61,6 +61,8 @@ export interface Waiting extends Opened {
   onTick: (task: Task) => void;
   /** Aborts on Ctrl-C: the wait ends, the task keeps running. */
   signal: AbortSignal;
+  /** Aborts on a second Ctrl-C, just before the process quits: the person's stop. */
+  quit: AbortSignal;
 }
 
 function isAbort(err: unknown): boolean {
@@ -83,13 +85,16 @@ export async function follow(
   const since = ctx.startedAt;
   const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
-  // A task `run` runs itself goes to a worker once what was just sent is answered, which
-  // can take a while: say so after a second, and let a second Ctrl-C quit at once.
+  const quit = new AbortController();
+  // A task `run` runs itself goes to a worker once what was just sent is answered (or a
+  // moment has passed): say so if it takes a second, and let a second Ctrl-C quit at once.
   let slowStop = () => {};
   const onSigint = () => {
     if (stop.signal.aborted) {
       p.done();
-      note(ctx, "Interrupted again: quitting now. A task this command was running will fail.");
+      note(ctx, "Interrupted again: quitting now. A task this command was running is stopped.");
+      // Listeners run now: a task run here is recorded as stopped by the user.
+      quit.abort();
       exitNow(TASK_EXIT.interrupted);
     }
     stop.abort(new DOMException("Interrupted", "AbortError"));
@@ -98,7 +103,7 @@ export async function follow(
       note(
         ctx,
         "Handing the task to a worker once the agent answers what was sent; " +
-          "Ctrl-C again quits now (the task then fails).",
+          "Ctrl-C again quits now (the task is then stopped).",
       );
     });
   };
@@ -107,7 +112,7 @@ export async function follow(
   try {
     task = await withService(
       ctx,
-      (o) => call({ ...o, since, onTick: p.tick, signal: stop.signal }),
+      (o) => call({ ...o, since, onTick: p.tick, signal: stop.signal, quit: quit.signal }),
     );
   } catch (err) {
     if (!stop.signal.aborted || !isAbort(err)) throw err;

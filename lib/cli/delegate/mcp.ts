@@ -1,5 +1,6 @@
 /** `observal delegate mcp`: the observal-agents MCP server that harnesses start. */
 import { type Context, ObservalError, VERSION } from "../../core/mod.ts";
+import { exitNow } from "../../core/system/mod.ts";
 import { type Command, str } from "../command.ts";
 import { note } from "../output.ts";
 
@@ -37,7 +38,8 @@ export const mcpCommand: Command = {
     },
   },
   details: `Tools: find_agents, delegate, get_task, cancel_task. Stdout carries only MCP messages;
-logs go to stderr. The server stops when the client closes its stdin.`,
+logs go to stderr. The server stops when the client closes its stdin: calls under way are
+cancelled (a task already started keeps running), and it exits within a second.`,
   async run(inv, ctx) {
     const harness = await callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
     const agentId = str(inv, "parent-id")?.trim() || undefined;
@@ -48,8 +50,9 @@ logs go to stderr. The server stops when the client closes its stdin.`,
     // call, so the handshake a harness waits for at start-up loads none of them.
     let close: (() => void) | undefined;
     let drain: (() => Promise<void>) | undefined;
+    let unfinished: number;
     try {
-      await serveStdio(createAgentsServer({
+      ({ unfinished } = await serveStdio(createAgentsServer({
         open: async () => {
           const opened = (await import("./_service.ts")).openService({ ...ctx, io });
           close = opened.close;
@@ -60,11 +63,18 @@ logs go to stderr. The server stops when the client closes its stdin.`,
         clock: ctx.clock,
         version: VERSION,
         stderr: ctx.io.stderr,
-      }));
+      })));
     } finally {
       await drain?.();
       close?.();
     }
     note(ctx, "observal-agents: the client disconnected; stopped");
+    // Every call was aborted and given a grace period; one that outlived it must not keep
+    // the process (and its task store) alive after its client. A task it had created
+    // already has its worker.
+    if (unfinished > 0) {
+      note(ctx, `observal-agents: ${unfinished} call(s) had not ended; exiting anyway`);
+      exitNow(0);
+    }
   },
 };

@@ -1,6 +1,7 @@
 /** How a delegated task looks in a terminal: its state in words, its parts, its next step. */
 import {
   applyCommand,
+  isFinal,
   isInterrupted,
   isTerminal,
   type Part,
@@ -66,12 +67,21 @@ export function partLines(parts: readonly Part[]): string[] {
   });
 }
 
+/** `retrying until 08:12:03 UTC` while the agent is being retried, else undefined. */
+function retrying(task: Task): string | undefined {
+  const until = task.metadata.observal.retrying?.until;
+  if (!until || isFinal(task.status.state)) return undefined;
+  return `retrying until ${until.replace(/^.*T/, "").replace("Z", " UTC")}`;
+}
+
 /** Prints a task for people: headline, status message, artifacts, next step. */
 export function printTask(ctx: Context, task: Task): void {
   const meta = task.metadata.observal;
   say(ctx, paint("bold", meta.targetName ?? meta.target), "  ", stateText(task), "  ", task.id);
   if (meta.harness) say(ctx, `  ran in ${meta.harness}`);
   for (const line of partLines(task.status.message?.parts ?? [])) say(ctx, line);
+  const retry = retrying(task);
+  if (retry) say(ctx, `The agent is not answering (${meta.retrying?.reason}); ${retry}.`);
   for (const artifact of task.artifacts ?? []) {
     if (artifact.name === "changes.patch" && meta.patchPath) {
       say(ctx, `Proposed changes (not applied): ${meta.patchPath}`);
@@ -134,7 +144,8 @@ export function progress(
       const ms = ctx.clock.now().getTime() - started;
       const secs = Math.floor(ms / 1000);
       const name = task.metadata.observal.targetName ?? "the agent";
-      const state = stateWords(task.status.state);
+      const retry = retrying(task);
+      const state = stateWords(task.status.state) + (retry ? `, ${retry}` : "");
       if (mode === "live") {
         line.draw(`${frames[n++ % frames.length]} `, name, `: ${state} · ${secs}s`);
       } else if (mode === "lines" && Math.floor(ms / PROGRESS_EVERY_MS) > said) {

@@ -33,7 +33,8 @@ reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted
 the agent does not see your conversation.
 A remote agent's task runs in this command while it waits (unless the agent streams); when
 the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on (a second
-Ctrl-C while the agent has yet to answer quits at once, and the task fails).
+Ctrl-C while the agent has yet to answer quits at once, and the task is recorded as
+stopped by you).
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input
 (also after Ctrl-C, which stops the wait but not the task), 9 the worker could not start
 (the task is marked failed). Run \`observal help exit-codes\` for all of them.
@@ -51,7 +52,7 @@ ${TASK_JSON_NOTE}`,
     return await follow(
       inv,
       ctx,
-      ({ service, since, onTick, signal }) =>
+      ({ service, since, onTick, signal, quit }) =>
         service.start(inv.args.agent, inv.args.message, {
           caller: service.caller(),
           waitSeconds: wait,
@@ -62,6 +63,7 @@ ${TASK_JSON_NOTE}`,
           since,
           onTick,
           signal,
+          quit,
           // A quick remote task is run here, with no worker process unless the wait ends first.
           runHere: true,
         }),

@@ -1,6 +1,6 @@
 /** `observal registry serve`: the embedded registry over HTTP. */
 import process from "node:process";
-import { ObservalError } from "../../core/mod.ts";
+import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
 import { ipInRange, parseIpAddress, parseIpRange } from "../../net/mod.ts";
 import { type Command, int, str } from "../command.ts";
 import { note, say } from "../output.ts";
@@ -32,6 +32,10 @@ so rate limits apply per client rather than to the proxy.`,
     const port = int(inv, "port", 0, 65535);
     const { serve } = await import("@hono/node-server");
     const { createRegistryApp, openRegistry, registryPath } = await import("../../server/mod.ts");
+    // A registry that could not save a change would answer every write with an error:
+    // a home that takes no writes stops it here, before it listens.
+    const fault = probeHome(ctx.home);
+    if (fault) throw homeFaultError(fault, ctx.home);
     const state = openRegistry({
       path: registryPath(ctx.home),
       clock: ctx.clock,
