@@ -81,6 +81,16 @@ const WAIT_POLL_MS = 250;
 const HANDOVER_MS = 300;
 /** About how long starting a worker and printing the task take, on a busy machine. */
 const LAUNCH_MS = 200;
+
+/**
+ * What a run here keeps back from its wait for the handover, the worker's start and the
+ * exit. The last two are work of this process, so they take longer the slower it has
+ * been so far: half of what it took to get here (`elapsedMs`) is added. On a machine
+ * so busy that nothing is left, the task goes to a worker at once.
+ */
+function handoverReserveMs(elapsedMs: number): number {
+  return HANDOVER_MS + LAUNCH_MS + Math.max(0, elapsedMs) / 2;
+}
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -198,6 +208,11 @@ export interface ReplyOptions extends WaitOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A wait of `seconds`, in range, in milliseconds. */
+function waitBudgetMs(seconds: number): number {
+  return Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
+}
 
 /** The service. Stateless apart from its dependencies. */
 export class DelegationService {
@@ -332,6 +347,7 @@ export class DelegationService {
     let kindMeta: Record<string, unknown>;
     // Whether this process may run the remote task itself (`options.runHere`).
     let runHere = false;
+    let reserveMs = 0;
     // What the worker may touch, once its task folder is known.
     let perms: (fence: WorkerFence) => SelfPermissions;
     if (isA2a) {
@@ -353,7 +369,11 @@ export class DelegationService {
       }
       kindMeta = { kind: "a2a", remoteUrl: iface.url };
       if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-        runHere = pinned?.card.capabilities?.streaming !== true;
+        const elapsedMs = ctx.clock.now().getTime() - since.getTime();
+        reserveMs = handoverReserveMs(elapsedMs);
+        // A run here needs some of the wait left once the handover is kept back.
+        runHere = pinned?.card.capabilities?.streaming !== true &&
+          waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
       }
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
       const net = this.#net(iface.url);
@@ -431,6 +451,7 @@ export class DelegationService {
       return await this.#runHere(task, { entry, lock, perms, caller }, {
         ...waiting,
         seconds: options.waitSeconds ?? 0,
+        reserveMs,
         quit: options.quit,
       });
     }
@@ -463,14 +484,14 @@ export class DelegationService {
       perms: (fence: WorkerFence) => SelfPermissions;
       caller: Caller;
     },
-    options: WaitOptions & { seconds: number; quit?: AbortSignal },
+    options: WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal },
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id);
     // The handover (a send in flight given a moment to be answered) and the worker's start
     // end the wait rather than being added to it.
-    const handoverMs = Math.min(HANDOVER_MS, options.seconds * 150);
-    const reserveMs = Math.min(HANDOVER_MS + LAUNCH_MS, options.seconds * 250);
+    const { reserveMs } = options;
+    const handoverMs = HANDOVER_MS;
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
@@ -789,7 +810,7 @@ export class DelegationService {
   ): Promise<Task> {
     const { clock } = this.#d.ctx;
     id = this.#d.store.resolveId(id);
-    const budget = Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000 - reserveMs;
+    const budget = waitBudgetMs(seconds) - reserveMs;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
     const signal = options.signal;
     const interrupted = signal ? aborted(signal) : undefined;
