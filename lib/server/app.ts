@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import type { Context as HonoContext } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { isoSeconds, ObservalError, toObservalError } from "../core/mod.ts";
+import { isoSeconds, nodeCrypto, ObservalError, toObservalError } from "../core/mod.ts";
 import {
   ImportA2aRequestSchema,
   InstallRequestSchema,
@@ -25,7 +25,8 @@ import {
 import { type EntryRow, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
-import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
+import type { RateDecision, RateLimiter } from "./rate_limiter.ts";
+import { createSharedRateLimiter } from "./shared_rate_limiter.ts";
 import { decodePageToken, encodePageToken, fingerprint } from "./search.ts";
 import { entrySummary, fullDocument } from "./serialize.ts";
 import { publicBaseUrl, publisherDomain } from "./settings.ts";
@@ -41,8 +42,10 @@ export interface RateLimitOptions {
   search?: number;
   /** Card imports per caller a minute. @default 20 */
   import?: number;
-  /** Failed sign-ins (bad or unknown API key) per client address a minute. @default 10 */
+  /** Failed sign-ins with one API key (bad, unknown or malformed) a minute. @default 10 */
   authFailures?: number;
+  /** Failed sign-ins per client address a minute, whatever the key. @default 100 */
+  authFailuresPerAddress?: number;
   /** Most callers tracked per budget; the oldest are forgotten beyond it. @default 10_000 */
   maxKeys?: number;
 }
@@ -54,7 +57,8 @@ export interface RegistryAppOptions {
   /**
    * Per-caller request budgets per minute, keyed on the signed-in user, else on the client
    * address (the socket's peer, or the client a trusted proxy forwards for; `local` in
-   * process). `false` turns every budget off, failed sign-ins included. @default true
+   * process). Budgets live in the registry database, so every process serving it shares
+   * them. `false` turns every budget off, failed sign-ins included. @default true
    */
   rateLimit?: boolean | RateLimitOptions;
 }
@@ -70,7 +74,12 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 const agentsModule = onFirstUse(() => import("./agents.ts"));
 const importsModule = onFirstUse(() => import("./imports.ts"));
 
-const DEFAULT_LIMITS = { search: 60, import: 20, authFailures: 10 } as const;
+const DEFAULT_LIMITS = {
+  search: 60,
+  import: 20,
+  authFailures: 10,
+  authFailuresPerAddress: 100,
+} as const;
 
 /** Builds the registry app over an open database. */
 export function createRegistryApp(
@@ -123,17 +132,24 @@ export function createRegistryApp(
     const auth = c.req.header("authorization");
     let viewer: Viewer = ANONYMOUS;
     if (auth) {
-      // Guessing keys costs a budget per client address; once it is spent even a right
-      // key is refused until the window ends, so the answer leaks nothing.
-      const failures = limiters?.authFailures;
-      const blocked = failures?.check(client);
-      if (blocked && !blocked.allowed) {
-        throw tooMany(c, blocked.retryAfterMs, "Too many failed sign-ins from your address", {
+      // A failing key spends its own budget (by hash), so a client stuck on a bad key
+      // locks out only that key; refused attempts spend nothing more. Guessing with many
+      // keys spends the address's looser budget, and once that is spent even a right key
+      // is refused until the window ends, so the answer leaks nothing.
+      const keyId = limiters ? `key:${attemptDigest(auth)}` : "";
+      const refuse = (decision: RateDecision | undefined, message: string) => {
+        if (!decision || decision.allowed) return;
+        throw tooMany(c, decision.retryAfterMs, message, {
           remediation: `Wait ${
-            Math.ceil(blocked.retryAfterMs / 1000)
+            Math.ceil(decision.retryAfterMs / 1000)
           } s, then retry with a valid API key`,
         });
-      }
+      };
+      refuse(
+        limiters?.authFailuresPerAddress.check(client),
+        "Too many failed sign-ins from your address",
+      );
+      refuse(limiters?.authFailures.check(keyId), "Too many failed sign-ins with this API key");
       try {
         const m = /^Bearer\s+(\S+)$/i.exec(auth);
         if (!m) {
@@ -144,7 +160,8 @@ export function createRegistryApp(
         }
         viewer = authenticate(state.db, m[1]);
       } catch (err) {
-        failures?.take(client);
+        limiters?.authFailures.take(keyId);
+        limiters?.authFailuresPerAddress.take(client);
         throw err;
       }
     } else if (options.localAdmin) {
@@ -360,9 +377,9 @@ export function createRegistryApp(
   return app;
 }
 
-type Limiters = Record<"search" | "import" | "authFailures", RateLimiter & { limit: number }>;
+type Limiters = Record<keyof typeof DEFAULT_LIMITS, RateLimiter & { limit: number }>;
 
-/** One limiter per budget, so a flood against one cannot evict the others' counts. */
+/** One limiter (bucket) per budget, so a flood against one cannot evict the others' counts. */
 function createLimiters(
   state: RegistryState,
   option: RegistryAppOptions["rateLimit"],
@@ -371,14 +388,27 @@ function createLimiters(
   const given = option === true || option === undefined ? {} : option;
   const make = (bucket: keyof typeof DEFAULT_LIMITS) => {
     const limit = given[bucket] ?? DEFAULT_LIMITS[bucket];
-    const limiter = createRateLimiter({
+    const limiter = createSharedRateLimiter({
+      db: state.db,
+      bucket,
       limit,
       maxKeys: given.maxKeys,
       now: () => state.clock.now().getTime(),
     });
     return Object.assign(limiter, { limit });
   };
-  return { search: make("search"), import: make("import"), authFailures: make("authFailures") };
+  return {
+    search: make("search"),
+    import: make("import"),
+    authFailures: make("authFailures"),
+    authFailuresPerAddress: make("authFailuresPerAddress"),
+  };
+}
+
+/** What a sign-in attempt's budget is keyed on: a digest, so no key is ever stored. */
+function attemptDigest(authorization: string): string {
+  return nodeCrypto().createHash("sha256").update(`rate:${authorization}`).digest("hex")
+    .slice(0, 32);
 }
 
 /** A 429 with `Retry-After`, so well-behaved clients know when to come back. */
