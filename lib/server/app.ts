@@ -7,15 +7,13 @@
  * Routes that publish, install or import load their modules (agent files, harness
  * renderers, card fetching) on their first request, so a process that only searches, as
  * every `observal registry search` does, never loads them.
- *
- * One module just past 400 lines: the route table, read in one place.
  * @module
  */
 import { Hono } from "hono";
 import type { Context as HonoContext } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { isoSeconds, nodeCrypto, ObservalError, toObservalError } from "../core/mod.ts";
+import { isoSeconds, ObservalError, toObservalError } from "../core/mod.ts";
 import {
   ImportA2aRequestSchema,
   InstallRequestSchema,
@@ -25,8 +23,8 @@ import {
 import { type EntryRow, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
-import type { RateDecision, RateLimiter } from "./rate_limiter.ts";
-import { createSharedRateLimiter } from "./shared_rate_limiter.ts";
+import type { RateDecision } from "./rate_limiter.ts";
+import { attemptDigest, createLimiters, type RateLimitOptions } from "./budgets.ts";
 import { decodePageToken, encodePageToken, fingerprint } from "./search.ts";
 import { entrySummary, fullDocument } from "./serialize.ts";
 import { publicBaseUrl, publisherDomain } from "./settings.ts";
@@ -36,19 +34,7 @@ import { answerEntry, answerSearch } from "./answers.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { agentRoutes } from "./agent_routes.ts";
 
-/** Per-minute budgets; see {@linkcode RegistryAppOptions.rateLimit}. */
-export interface RateLimitOptions {
-  /** Searches per caller a minute. @default 60 */
-  search?: number;
-  /** Card imports per caller a minute. @default 20 */
-  import?: number;
-  /** Failed sign-ins with one API key (bad, unknown or malformed) a minute. @default 10 */
-  authFailures?: number;
-  /** Failed sign-ins per client address a minute, whatever the key. @default 100 */
-  authFailuresPerAddress?: number;
-  /** Most callers tracked per budget; the oldest are forgotten beyond it. @default 10_000 */
-  maxKeys?: number;
-}
+export type { RateLimitOptions };
 
 /** Options for {@linkcode createRegistryApp}. */
 export interface RegistryAppOptions {
@@ -74,20 +60,13 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 const agentsModule = onFirstUse(() => import("./agents.ts"));
 const importsModule = onFirstUse(() => import("./imports.ts"));
 
-const DEFAULT_LIMITS = {
-  search: 60,
-  import: 20,
-  authFailures: 10,
-  authFailuresPerAddress: 100,
-} as const;
-
 /** Builds the registry app over an open database. */
 export function createRegistryApp(
   state: RegistryState,
   options: RegistryAppOptions = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
-  const limiters = createLimiters(state, options.rateLimit);
+  const limiters = createLimiters(state.db, state.clock, options.rateLimit);
 
   const spend = (c: HonoContext<Env>, bucket: "search" | "import") => {
     const limiter = limiters?.[bucket];
@@ -375,40 +354,6 @@ export function createRegistryApp(
   app.route("/api/v1/admin", adminRoutes(state));
 
   return app;
-}
-
-type Limiters = Record<keyof typeof DEFAULT_LIMITS, RateLimiter & { limit: number }>;
-
-/** One limiter (bucket) per budget, so a flood against one cannot evict the others' counts. */
-function createLimiters(
-  state: RegistryState,
-  option: RegistryAppOptions["rateLimit"],
-): Limiters | undefined {
-  if (option === false) return undefined;
-  const given = option === true || option === undefined ? {} : option;
-  const make = (bucket: keyof typeof DEFAULT_LIMITS) => {
-    const limit = given[bucket] ?? DEFAULT_LIMITS[bucket];
-    const limiter = createSharedRateLimiter({
-      db: state.db,
-      bucket,
-      limit,
-      maxKeys: given.maxKeys,
-      now: () => state.clock.now().getTime(),
-    });
-    return Object.assign(limiter, { limit });
-  };
-  return {
-    search: make("search"),
-    import: make("import"),
-    authFailures: make("authFailures"),
-    authFailuresPerAddress: make("authFailuresPerAddress"),
-  };
-}
-
-/** What a sign-in attempt's budget is keyed on: a digest, so no key is ever stored. */
-function attemptDigest(authorization: string): string {
-  return nodeCrypto().createHash("sha256").update(`rate:${authorization}`).digest("hex")
-    .slice(0, 32);
 }
 
 /** A 429 with `Retry-After`, so well-behaved clients know when to come back. */
