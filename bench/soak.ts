@@ -5,7 +5,7 @@
  * (from source) and Node (the npm build). RSS is read at start (after startup and a
  * warm-up), middle and end; the goal is end/start <= 1.3.
  *
- *   deno run -A bench/soak.ts [--quick] [--runtimes deno,node] [--entries N]
+ *   deno run -A bench/soak.ts [--quick] [--runtimes deno,node] [--parts serve,mcp] [--entries N]
  *     [--requests N] [--calls N] [--concurrency 8] [--probe]
  *
  * --quick: 10k entries, 10k requests, 2k calls. --probe loads bench/_mem_probe.ts into each
@@ -26,11 +26,13 @@ const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     runtimes: { type: "string", default: "deno,node" },
+    parts: { type: "string", default: "serve,mcp" },
     entries: { type: "string" },
     requests: { type: "string" },
     calls: { type: "string" },
     concurrency: { type: "string", default: "8" },
     probe: { type: "boolean", default: false },
+    only: { type: "string" },
   },
 });
 const quick = values.quick!;
@@ -44,13 +46,25 @@ const DENO = process.execPath;
 const NODE = join(ROOT, "node_modules", ".bin", "node");
 const PROBE = join(ROOT, "bench", "_mem_probe.ts");
 const MiB = 1024 * 1024;
+/** --only KIND sends one kind of request (to find which one grows memory). */
+const ONLY: Record<string, number> = {
+  search: 0.1,
+  get: 0.5,
+  list: 0.7,
+  publish: 0.8,
+  me: 0.85,
+  detail: 0.92,
+  bad: 0.97,
+};
 
 type Runtime = "deno" | "node";
 
 /** One reading: RSS as the OS sees it, and the probe's figures when --probe is on. */
 interface Reading {
   rss: number;
-  probe?: { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  /** Of rss: private memory (the rest maps files, such as the database's shared memory). */
+  anon: number;
+  probe?: { rss: number; heapUsed: number; heapTotal: number; external: number };
 }
 
 function argv(runtime: Runtime, args: string[]): string[] {
@@ -85,11 +99,14 @@ function start(runtime: Runtime, args: string[], home: string) {
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const read = async (): Promise<Reading> => {
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-    const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-    if (!values.probe) return { rss };
+    const kb = (field: string) =>
+      Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
+    const rss = kb("VmRSS"), anon = kb("RssAnon");
+    if (!values.probe) return { rss, anon };
     const line = new Promise<string>((resolve) => waiting.push(resolve));
-    child.kill("SIGUSR2");
-    return { rss, probe: JSON.parse(await line) };
+    // Deno's ChildProcess.kill() does not deliver SIGUSR2; process.kill() does.
+    process.kill(child.pid!, "SIGUSR2");
+    return { rss, anon, probe: JSON.parse(await line) };
   };
   const stop = async () => {
     child.kill("SIGTERM");
@@ -122,7 +139,7 @@ function requestFor(
   const admin = { ...anon, authorization: `Bearer ${seed.key}` };
   const json = { "content-type": "application/json" };
   const id = seed.ids[Math.floor(rand() * seed.ids.length)];
-  const r = rand();
+  const r = values.only ? ONLY[values.only] : rand();
   if (r < 0.45) {
     const body = JSON.stringify({ query: { text: words() }, pageSize: 10 });
     return [`${url}/api/v1/ard/search`, { method: "POST", headers: { ...json, ...anon }, body }];
@@ -305,9 +322,10 @@ if (runtimes.includes("node")) {
   });
 }
 const rows: Row[] = [];
+const parts = values.parts!.split(",");
 for (const runtime of runtimes) {
-  rows.push(await soakServe(runtime));
-  rows.push(await soakMcp(runtime));
+  if (parts.includes("serve")) rows.push(await soakServe(runtime));
+  if (parts.includes("mcp")) rows.push(await soakMcp(runtime));
 }
 
 const mib = (n: number) => (n / MiB).toFixed(0);
@@ -318,11 +336,15 @@ for (const row of rows) {
   const [a, b, c] = row.readings;
   console.log(
     `${row.name.padEnd(11)} RSS MiB start ${mib(a.rss)}  mid ${mib(b.rss)}  end ${mib(c.rss)}` +
-      `  end/start ${(c.rss / a.rss).toFixed(2)}  ${row.rate}  ${row.note}`,
+      `  end/start ${(c.rss / a.rss).toFixed(2)}  (anon ${mib(a.anon)} ${mib(b.anon)} ${
+        mib(c.anon)
+      })  ${row.rate}  ${row.note}`,
   );
   if (a.probe && c.probe) {
     const p = (r: Reading) =>
-      `rss ${mib(r.probe!.rss)} heap ${mib(r.probe!.heapUsed)} ext ${mib(r.probe!.external)}`;
+      `rss ${mib(r.probe!.rss)} heap ${mib(r.probe!.heapUsed)}/${mib(r.probe!.heapTotal)} ext ${
+        mib(r.probe!.external)
+      }`;
     console.log(
       `${"".padEnd(11)} after GC: start ${p(a)} | mid ${p(b)} | end ${p(c)}` +
         `  rss end/start ${(c.probe.rss / a.probe.rss).toFixed(2)}`,
