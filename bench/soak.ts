@@ -6,7 +6,7 @@
  * warm-up), middle and end; the goal is end/start <= 1.3.
  *
  *   deno run -A bench/soak.ts [--quick] [--runtimes deno,node] [--parts serve,mcp] [--entries N]
- *     [--requests N] [--calls N] [--concurrency 8] [--probe]
+ *     [--requests N] [--calls N] [--concurrency 8] [--probe] [--only KIND] [--node-flags "..."]
  *
  * --quick: 10k entries, 10k requests, 2k calls. --probe loads bench/_mem_probe.ts into each
  * server with `--expose-gc` (bench-only flags), adding heap, external memory and RSS after
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "8" },
     probe: { type: "boolean", default: false },
     only: { type: "string" },
+    "node-flags": { type: "string", default: "" },
   },
 });
 const quick = values.quick!;
@@ -73,7 +74,8 @@ function argv(runtime: Runtime, args: string[]): string[] {
     return [DENO, "run", "-A", ...probe, join(ROOT, "main.ts"), ...args];
   }
   const probe = values.probe ? ["--expose-gc", `--import=${PROBE}`] : [];
-  return [NODE, ...probe, join(ROOT, "tmp", "bench-npm", "bin", "observal.mjs"), ...args];
+  const flags = values["node-flags"]!.split(" ").filter(Boolean);
+  return [NODE, ...flags, ...probe, join(ROOT, "tmp", "bench-npm", "bin", "observal.mjs"), ...args];
 }
 
 /** A child whose stderr lines are watched (for the probe's answers). */
