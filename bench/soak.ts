@@ -323,18 +323,12 @@ if (runtimes.includes("node")) {
     stdio: ["ignore", "ignore", "inherit"],
   });
 }
-const rows: Row[] = [];
-const parts = values.parts!.split(",");
-for (const runtime of runtimes) {
-  if (parts.includes("serve")) rows.push(await soakServe(runtime));
-  if (parts.includes("mcp")) rows.push(await soakMcp(runtime));
-}
-
 const mib = (n: number) => (n / MiB).toFixed(0);
 console.log(
   `soak: ${ENTRIES} entries, ${REQUESTS} requests (after ${WARM_UP} warm-up), ${CALLS} MCP calls`,
 );
-for (const row of rows) {
+/** Prints a row as soon as it is measured: a full run takes long. */
+function print(row: Row) {
   const [a, b, c] = row.readings;
   console.log(
     `${row.name.padEnd(11)} RSS MiB start ${mib(a.rss)}  mid ${mib(b.rss)}  end ${mib(c.rss)}` +
@@ -352,4 +346,10 @@ for (const row of rows) {
         `  rss end/start ${(c.probe.rss / a.probe.rss).toFixed(2)}`,
     );
   }
+}
+
+const parts = values.parts!.split(",");
+for (const runtime of runtimes) {
+  if (parts.includes("serve")) print(await soakServe(runtime));
+  if (parts.includes("mcp")) print(await soakMcp(runtime));
 }
