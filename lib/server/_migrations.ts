@@ -176,4 +176,17 @@ export const MIGRATIONS: readonly string[] = [
   -- pages; by entry first (search_terms_entry) they land all over the index.
   CREATE INDEX search_terms_word_entry ON search_terms(term, entry);
   `,
+  `
+  -- Rate-limit windows, here rather than in memory so every \`registry serve\` process on
+  -- one home spends the same budgets (shared_rate_limiter.ts). start is in ms since the
+  -- epoch; expired rows are purged by (bucket, start).
+  CREATE TABLE rate_windows (
+    bucket TEXT NOT NULL,
+    key TEXT NOT NULL,
+    start INTEGER NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (bucket, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX rate_windows_start ON rate_windows(bucket, start);
+  `,
 ];

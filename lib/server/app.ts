@@ -7,8 +7,6 @@
  * Routes that publish, install or import load their modules (agent files, harness
  * renderers, card fetching) on their first request, so a process that only searches, as
  * every `observal registry search` does, never loads them.
- *
- * One module just past 400 lines: the route table, read in one place.
  * @module
  */
 import { Hono } from "hono";
@@ -31,7 +29,8 @@ import {
 import { type EntryRow, loadEntry, visibleSql } from "./entries.ts";
 import { ANONYMOUS, authenticate, localAdmin, type Viewer } from "./identity.ts";
 import { clientKey, peerAddress, trustedProxyRanges } from "./client_address.ts";
-import { createRateLimiter, type RateLimiter } from "./rate_limiter.ts";
+import type { RateDecision } from "./rate_limiter.ts";
+import { attemptDigest, createLimiters, type RateLimitOptions } from "./budgets.ts";
 import { decodePageToken, encodePageToken, fingerprint } from "./search.ts";
 import { entrySummary, fullDocument } from "./serialize.ts";
 import { publicBaseUrl, publisherDomain } from "./settings.ts";
@@ -41,17 +40,7 @@ import { answerEntry, answerSearch } from "./answers.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { agentRoutes } from "./agent_routes.ts";
 
-/** Per-minute budgets; see {@linkcode RegistryAppOptions.rateLimit}. */
-export interface RateLimitOptions {
-  /** Searches per caller a minute. @default 60 */
-  search?: number;
-  /** Card imports per caller a minute. @default 20 */
-  import?: number;
-  /** Failed sign-ins (bad or unknown API key) per client address a minute. @default 10 */
-  authFailures?: number;
-  /** Most callers tracked per budget; the oldest are forgotten beyond it. @default 10_000 */
-  maxKeys?: number;
-}
+export type { RateLimitOptions };
 
 /** Options for {@linkcode createRegistryApp}. */
 export interface RegistryAppOptions {
@@ -60,7 +49,8 @@ export interface RegistryAppOptions {
   /**
    * Per-caller request budgets per minute, keyed on the signed-in user, else on the client
    * address (the socket's peer, or the client a trusted proxy forwards for; `local` in
-   * process). `false` turns every budget off, failed sign-ins included. @default true
+   * process). Budgets live in the registry database, so every process serving it shares
+   * them. `false` turns every budget off, failed sign-ins included. @default true
    */
   rateLimit?: boolean | RateLimitOptions;
 }
@@ -76,15 +66,13 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 const agentsModule = onFirstUse(() => import("./agents.ts"));
 const importsModule = onFirstUse(() => import("./imports.ts"));
 
-const DEFAULT_LIMITS = { search: 60, import: 20, authFailures: 10 } as const;
-
 /** Builds the registry app over an open database. */
 export function createRegistryApp(
   state: RegistryState,
   options: RegistryAppOptions = {},
 ): Hono<Env> {
   const app = new Hono<Env>();
-  const limiters = createLimiters(state, options.rateLimit);
+  const limiters = createLimiters(state.db, state.clock, options.rateLimit);
 
   const spend = (c: HonoContext<Env>, bucket: "search" | "import") => {
     const limiter = limiters?.[bucket];
@@ -129,17 +117,24 @@ export function createRegistryApp(
     const auth = c.req.header("authorization");
     let viewer: Viewer = ANONYMOUS;
     if (auth) {
-      // Guessing keys costs a budget per client address; once it is spent even a right
-      // key is refused until the window ends, so the answer leaks nothing.
-      const failures = limiters?.authFailures;
-      const blocked = failures?.check(client);
-      if (blocked && !blocked.allowed) {
-        throw tooMany(c, blocked.retryAfterMs, "Too many failed sign-ins from your address", {
+      // A failing key spends its own budget (by hash), so a client stuck on a bad key
+      // locks out only that key; refused attempts spend nothing more. Guessing with many
+      // keys spends the address's looser budget, and once that is spent even a right key
+      // is refused until the window ends, so the answer leaks nothing.
+      const keyId = limiters ? `key:${attemptDigest(auth)}` : "";
+      const refuse = (decision: RateDecision | undefined, message: string) => {
+        if (!decision || decision.allowed) return;
+        throw tooMany(c, decision.retryAfterMs, message, {
           remediation: `Wait ${
-            Math.ceil(blocked.retryAfterMs / 1000)
+            Math.ceil(decision.retryAfterMs / 1000)
           } s, then retry with a valid API key`,
         });
-      }
+      };
+      refuse(
+        limiters?.authFailuresPerAddress.check(client),
+        "Too many failed sign-ins from your address",
+      );
+      refuse(limiters?.authFailures.check(keyId), "Too many failed sign-ins with this API key");
       try {
         const m = /^Bearer\s+(\S+)$/i.exec(auth);
         if (!m) {
@@ -150,7 +145,8 @@ export function createRegistryApp(
         }
         viewer = authenticate(state.db, m[1]);
       } catch (err) {
-        failures?.take(client);
+        limiters?.authFailures.take(keyId);
+        limiters?.authFailuresPerAddress.take(client);
         throw err;
       }
     } else if (options.localAdmin) {
@@ -364,27 +360,6 @@ export function createRegistryApp(
   app.route("/api/v1/admin", adminRoutes(state));
 
   return app;
-}
-
-type Limiters = Record<"search" | "import" | "authFailures", RateLimiter & { limit: number }>;
-
-/** One limiter per budget, so a flood against one cannot evict the others' counts. */
-function createLimiters(
-  state: RegistryState,
-  option: RegistryAppOptions["rateLimit"],
-): Limiters | undefined {
-  if (option === false) return undefined;
-  const given = option === true || option === undefined ? {} : option;
-  const make = (bucket: keyof typeof DEFAULT_LIMITS) => {
-    const limit = given[bucket] ?? DEFAULT_LIMITS[bucket];
-    const limiter = createRateLimiter({
-      limit,
-      maxKeys: given.maxKeys,
-      now: () => state.clock.now().getTime(),
-    });
-    return Object.assign(limiter, { limit });
-  };
-  return { search: make("search"), import: make("import"), authFailures: make("authFailures") };
 }
 
 /** A 429 with `Retry-After`, so well-behaved clients know when to come back. */

@@ -5,6 +5,7 @@
  */
 import { dirname, makeDir, nodeFs, pathExists, pauseSync } from "../core/system/mod.ts";
 import { DatabaseSync } from "node:sqlite";
+import { cacheStatements } from "./statement_cache.ts";
 
 export type { DatabaseSync };
 
@@ -37,7 +38,8 @@ export function openDatabase(path: string, options: OpenOptions): DatabaseSync {
     db.close();
     throw err;
   }
-  return db;
+  // Reused statements keep memory flat in long-running processes (see statement_cache.ts).
+  return cacheStatements(db);
 }
 
 /**

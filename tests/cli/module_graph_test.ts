@@ -154,7 +154,7 @@ Deno.test("an embedded search loads no HTTP app: no hono, no routes, no Request 
     loaded(graph, [
       /^node_modules\/hono\//,
       /^node_modules\/@hono\//,
-      /^lib\/server\/(app|agent_routes|admin_routes|rate_limiter|client_address)\.ts$/,
+      /^lib\/server\/(app|agent_routes|admin_routes|budgets|rate_limiter|shared_rate_limiter|client_address)\.ts$/,
     ]),
     [],
   );

@@ -1,7 +1,7 @@
 /**
  * Rate limits of the served registry (@hono/node-server on 127.0.0.1, limits on): keyed on
  * the socket's peer, X-Forwarded-For honoured only from deployment.trusted_proxies, and
- * failed sign-ins budgeted per client address.
+ * failed sign-ins budgeted per key and, more loosely, per client address.
  */
 import assert from "node:assert/strict";
 import { serve } from "@hono/node-server";
@@ -14,8 +14,11 @@ interface Served {
 }
 
 /** Serves a rate-limited app over the test registry's database. */
-async function serveLimited(reg: TestRegistry): Promise<Served> {
-  const app = createRegistryApp(reg.state);
+function serveLimited(reg: TestRegistry): Promise<Served> {
+  return serveApp(createRegistryApp(reg.state));
+}
+
+async function serveApp(app: ReturnType<typeof createRegistryApp>): Promise<Served> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
   });
@@ -93,28 +96,61 @@ Deno.test("a trusted proxy's X-Forwarded-For keys rate limits per forwarded clie
   }
 });
 
-Deno.test("failed sign-ins are limited per client address, then even a valid key waits", async () => {
+Deno.test("a bad key locks out only itself; a valid key from the same address still works", async () => {
   const reg = await startRegistry();
   reg.setting("deployment.trusted_proxies", "127.0.0.0/8");
   const served = await serveLimited(reg);
   try {
     const good = reg.user("val").key;
+    const office = { "x-forwarded-for": "198.51.100.66" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await search(served.url, { ...office, authorization: "Bearer obs_stale" });
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [...Array(10).fill(401), 429, 429]);
+    const locked = await search(served.url, { ...office, authorization: "Bearer obs_stale" });
+    assert.match(locked.body.message, /failed sign-ins with this API key/);
+    assert.ok(Number(locked.retryAfter) >= 1 && Number(locked.retryAfter) <= 60);
+    // The same address with a valid key, or another bad key, is not locked out.
+    for (let i = 0; i < 3; i++) {
+      const ok = await search(served.url, { ...office, authorization: `Bearer ${good}` });
+      assert.equal(ok.status, 200, "a valid key from the address of a bad one still works");
+    }
+    assert.equal(
+      (await search(served.url, { ...office, authorization: "Bearer obs_other" })).status,
+      401,
+    );
+    // A malformed header is a key of its own.
+    assert.equal((await search(served.url, { ...office, authorization: "Basic x" })).status, 401);
+  } finally {
+    await served.close();
+    await reg.close();
+  }
+});
+
+Deno.test("guessing with many keys spends the address's budget, then even a valid key waits", async () => {
+  const reg = await startRegistry();
+  reg.setting("deployment.trusted_proxies", "127.0.0.0/8");
+  const app = createRegistryApp(reg.state, {
+    rateLimit: { authFailures: 10, authFailuresPerAddress: 30 },
+  });
+  const served = await serveApp(app);
+  try {
+    const good = reg.user("val").key;
     const attacker = { "x-forwarded-for": "198.51.100.66" };
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) {
+    for (let i = 0; i < 31; i++) {
       const res = await search(served.url, {
         ...attacker,
         authorization: `Bearer obs_guess_${i}`,
       });
       statuses.push(res.status);
     }
-    assert.deepEqual(statuses, [...Array(10).fill(401), 429]);
+    assert.deepEqual(statuses, [...Array(30).fill(401), 429]);
     const locked = await search(served.url, { ...attacker, authorization: `Bearer ${good}` });
     assert.equal(locked.status, 429, "a right key is refused too, so guessing learns nothing");
-    assert.match(locked.body.message, /failed sign-ins/);
-    assert.ok(Number(locked.retryAfter) >= 1);
-    const malformed = await search(served.url, { ...attacker, authorization: "Basic x" });
-    assert.equal(malformed.status, 429);
+    assert.match(locked.body.message, /failed sign-ins from your address/);
 
     // Another client is unaffected, with a good key or a bad one.
     const other = { "x-forwarded-for": "198.51.100.67" };
@@ -126,7 +162,7 @@ Deno.test("failed sign-ins are limited per client address, then even a valid key
       (await search(served.url, { ...other, authorization: "Bearer obs_no" })).status,
       401,
     );
-    // Signed-in requests do not spend the failure budget.
+    // Signed-in requests do not spend the failure budgets.
     for (let i = 0; i < 12; i++) {
       const ok = await search(served.url, { ...other, authorization: `Bearer ${good}` });
       assert.equal(ok.status, 200);
