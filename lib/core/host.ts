@@ -503,7 +503,13 @@ export function replaceFile(path: string, tmp: string, text: string, mode: numbe
     const fd = fs.openSync(tmp, "wx", mode);
     try {
       for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at);
-      fs.fsyncSync(fd);
+      try {
+        fs.fsyncSync(fd);
+      } catch (err) {
+        // Node's permission model (a worker's fence) disables fsync outright; the rename
+        // is still atomic, only not forced to the disk before it.
+        if ((err as { code?: string }).code !== "ERR_ACCESS_DENIED") throw err;
+      }
     } finally {
       fs.closeSync(fd);
     }
