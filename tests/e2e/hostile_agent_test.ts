@@ -18,23 +18,18 @@ import {
   CHATTY_TEXTS,
   CHATTY_TOOL_CALL,
   CONTROL_TEXT,
-  type HostileAgent,
   type HostileMode,
   type HostileOptions,
   QUIET_QUESTION,
   startHostileAgent,
 } from "../support/hostile_agent.ts";
+import { type HostileHome, hostileHome } from "../support/hostile_home.ts";
 
 /** The most resident memory a worker may reach, in KiB. */
 const PEAK_RSS_LIMIT_KB = 200 * 1024;
 
-interface Setup {
+interface Setup extends HostileHome {
   mode: HostileMode;
-  home: string;
-  env: Env;
-  agent: HostileAgent;
-  identifier: string;
-  close(): Promise<void>;
 }
 
 async function observal(setup: { home: string; env: Env }, args: string[], extra: Env = {}) {
@@ -43,55 +38,7 @@ async function observal(setup: { home: string; env: Env }, args: string[], extra
 
 /** A home whose embedded registry trusts 127.0.0.1, with the hostile agent's card approved. */
 async function setUp(mode: HostileMode, options: HostileOptions = {}): Promise<Setup> {
-  const home = mkdtempSync(join(tmpdir(), "observal-hostile-"));
-  const env: Env = {
-    OBSERVAL_HOME: home,
-    HOME: home,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    OBSERVAL_TEST_PEAK_RSS: "1",
-  };
-  const agent = await startHostileAgent(mode, options);
-  const setup = { home, env };
-  const close = async () => {
-    await agent.close();
-    rmSync(home, { recursive: true, force: true });
-  };
-  try {
-    const set = await observal(setup, [
-      "registry",
-      "settings",
-      "set",
-      "discovery.a2a_private_hosts",
-      "127.0.0.1",
-    ]);
-    assert.equal(set.code, 0, set.stderr);
-    const submitted = await observal(setup, [
-      "registry",
-      "a2a",
-      "submit",
-      agent.cardUrl,
-      "--visibility",
-      "public",
-      "--json",
-    ]);
-    assert.equal(submitted.code, 0, submitted.stderr);
-    const doc = JSON.parse(submitted.stdout);
-    const reviewed = await observal(setup, [
-      "registry",
-      "a2a",
-      "review",
-      doc.identifier,
-      "--approve",
-      "--digest",
-      doc["obs:artifactDigest"],
-    ]);
-    assert.equal(reviewed.code, 0, reviewed.stderr);
-    return { mode, home, env, agent, identifier: doc.identifier, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  return { mode, ...await hostileHome(mode, options, { OBSERVAL_TEST_PEAK_RSS: "1" }) };
 }
 
 interface Outcome {

@@ -6,7 +6,7 @@
  * double Ctrl-C each end the wait, and no process or connection is left behind.
  */
 import assert from "node:assert/strict";
-import { existsSync, linkSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { linkSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { partsText, type Task } from "../../lib/a2a/mod.ts";
@@ -14,100 +14,18 @@ import type { Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { cli } from "../support/cli.ts";
 import { until } from "../support/gated_agent.ts";
-import {
-  type HostileAgent,
-  type HostileMode,
-  startHostileAgent,
-} from "../support/hostile_agent.ts";
-import { MAIN } from "../support/process.ts";
+import type { HostileMode } from "../support/hostile_agent.ts";
+import { type HostileHome, hostileHome } from "../support/hostile_home.ts";
+import { spawnCli } from "../support/process.ts";
 
-interface Setup {
-  home: string;
-  env: Env;
-  agent: HostileAgent;
-  identifier: string;
-  close(): Promise<void>;
-}
+type Setup = HostileHome;
 
 /** A home whose registry trusts 127.0.0.1, with a hostile agent in `mode` approved. */
-async function setUp(mode: HostileMode, extra: Env = {}): Promise<Setup> {
-  const home = mkdtempSync(join(tmpdir(), "observal-deadline-"));
-  const env: Env = {
-    OBSERVAL_HOME: home,
-    HOME: home,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    ...extra,
-  };
-  const agent = await startHostileAgent(mode);
-  const close = async () => {
-    await agent.close();
-    // A test that failed may leave a worker behind: stop it before removing its home.
-    const root = join(home, "delegations");
-    for (const id of existsSync(root) ? readdirSync(root) : []) {
-      const pid = readPid(join(root, id));
-      if (pid !== undefined && workerAlive(pid, id, join(root, id))) Deno.kill(pid, "SIGKILL");
-    }
-    rmSync(home, { recursive: true, force: true, maxRetries: 5 });
-  };
-  const run = (args: string[]) => cli(args, { env, cwd: home });
-  try {
-    const set = await run([
-      "registry",
-      "settings",
-      "set",
-      "discovery.a2a_private_hosts",
-      "127.0.0.1",
-    ]);
-    assert.equal(set.code, 0, set.stderr);
-    const sub = await run([
-      "registry",
-      "a2a",
-      "submit",
-      agent.cardUrl,
-      "--visibility",
-      "public",
-      "--json",
-    ]);
-    assert.equal(sub.code, 0, sub.stderr);
-    const doc = JSON.parse(sub.stdout);
-    const rev = await run([
-      "registry",
-      "a2a",
-      "review",
-      doc.identifier,
-      "--approve",
-      "--digest",
-      doc["obs:artifactDigest"],
-    ]);
-    assert.equal(rev.code, 0, rev.stderr);
-    return { home, env, agent, identifier: doc.identifier, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
-}
+const setUp = (mode: HostileMode, extra: Env = {}): Promise<Setup> => hostileHome(mode, {}, extra);
 
 /** `observal delegate run AGENT BRIEF --json ARGS` as its own process, timed from spawn. */
-function run(s: Setup, args: string[], exec = Deno.execPath()) {
-  const started = performance.now();
-  const child = new Deno.Command(exec, {
-    args: ["run", "-A", MAIN, "delegate", "run", s.identifier, "Do the job", "--json", ...args],
-    env: s.env as Record<string, string>,
-    cwd: s.home,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const dec = new TextDecoder();
-  const done = child.output().then((o) => ({
-    code: o.code,
-    stdout: dec.decode(o.stdout),
-    stderr: dec.decode(o.stderr),
-    ms: performance.now() - started,
-  }));
-  return { pid: child.pid, kill: (sig: Deno.Signal) => child.kill(sig), done };
-}
+const run = (s: Setup, args: string[], exec = Deno.execPath()) =>
+  spawnCli(s.env, s.home, ["delegate", "run", s.identifier, "Do the job", "--json", ...args], exec);
 
 const json = async (s: Setup, args: string[]) => {
   const r = await cli(args, { env: s.env, cwd: s.home });

@@ -84,9 +84,18 @@ export function spawnObserval(args: string[], env: Record<string, string>): Spaw
   };
 }
 
-/** `observal ...` as its own process; `kill` sends it a signal. */
-export function spawnCli(env: Record<string, string | undefined>, cwd: string, args: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
+/**
+ * `observal ...` as its own process, run by `exec` (a deno); `kill` sends it a signal, and
+ * `done` gives how long it ran from its spawn.
+ */
+export function spawnCli(
+  env: Record<string, string | undefined>,
+  cwd: string,
+  args: string[],
+  exec = Deno.execPath(),
+) {
+  const started = performance.now();
+  const child = new Deno.Command(exec, {
     args: ["run", "-A", MAIN, ...args],
     env: env as Record<string, string>,
     cwd,
@@ -100,6 +109,7 @@ export function spawnCli(env: Record<string, string | undefined>, cwd: string, a
     signal: o.signal,
     stdout: dec.decode(o.stdout),
     stderr: dec.decode(o.stderr),
+    ms: performance.now() - started,
   }));
   return { pid: child.pid, kill: (sig: Deno.Signal) => child.kill(sig), done };
 }
