@@ -75,25 +75,6 @@ if (major < ${major} || (major === ${major} && minor < ${minor})) {
   );
   process.exitCode = 1;
 } else {
-  // A server that runs for days keeps its memory flat under Node only with a small young
-  // generation and one malloc arena, and both must be set before Node starts: so
-  // \`registry serve\` and \`delegate mcp\` replace their process once with them (where Node
-  // can, Linux and macOS), unless the user chose their own.
-  var words = process.argv.slice(2).filter(function (a) { return a.charAt(0) !== "-"; });
-  var serves = (words[0] === "registry" && words[1] === "serve") ||
-    (words[0] === "delegate" && words[1] === "mcp");
-  var semi = "--max-semi-space-size";
-  var chosen = process.execArgv.concat((process.env.NODE_OPTIONS || "").split(" "))
-    .some(function (f) { return f.indexOf(semi) === 0; });
-  if (serves && !chosen && typeof process.execve === "function") {
-    var env = Object.assign({}, process.env);
-    if (!env.MALLOC_ARENA_MAX) env.MALLOC_ARENA_MAX = "1";
-    process.execve(
-      process.execPath,
-      [process.execPath, semi + "=1"].concat(process.execArgv, process.argv.slice(1)),
-      env,
-    );
-  }
   // Compiled code is cached between runs (every worker is a new process).
   import("node:module")
     .then(({ default: mod }) => {
