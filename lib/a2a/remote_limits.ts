@@ -70,22 +70,36 @@ export const REMOTE_LIMIT_VARIABLES: Readonly<Record<keyof RemoteLimits, string>
 export function remoteLimits(env: Env): RemoteLimits {
   const limits = { ...DEFAULT_REMOTE_LIMITS };
   for (const key of Object.keys(REMOTE_LIMIT_VARIABLES) as (keyof RemoteLimits)[]) {
-    const variable = REMOTE_LIMIT_VARIABLES[key];
-    const raw = env[variable]?.trim();
-    if (!raw) continue;
-    const n = Number(raw);
-    if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > 2 ** 40) {
-      throw new ObservalError(
-        "INVALID_ARGUMENT",
-        `${variable} must be a whole number from 1 to ${2 ** 40}, not ${
-          JSON.stringify(raw.slice(0, 40))
-        }`,
-        { remediation: `Set ${variable} to a number, or unset it to use ${limits[key]}` },
-      );
-    }
-    limits[key] = n;
+    limits[key] = wholeNumberVariable(env, REMOTE_LIMIT_VARIABLES[key], limits[key], 1, 2 ** 40);
   }
   return limits;
+}
+
+/**
+ * The whole number in `variable`, from `min` to `max`, or `fallback` when it is unset.
+ *
+ * @throws {ObservalError} `INVALID_ARGUMENT` naming the variable and its range otherwise.
+ */
+export function wholeNumberVariable(
+  env: Env,
+  variable: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `${variable} must be a whole number from ${min} to ${max}, not ${
+        JSON.stringify(raw.slice(0, 40))
+      }`,
+      { remediation: `Set ${variable} to a number, or unset it to use ${fallback}` },
+    );
+  }
+  return n;
 }
 
 /**

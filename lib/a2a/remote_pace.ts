@@ -5,8 +5,9 @@
  * with a message naming its variable.
  * @module
  */
-import { type Env, ObservalError } from "../core/mod.ts";
+import type { Env } from "../core/mod.ts";
 import { RemoteRefusalError } from "./client/remote_errors.ts";
+import { wholeNumberVariable } from "./remote_limits.ts";
 
 /** The time limits on one request to a remote agent. */
 export interface RemotePace {
@@ -56,21 +57,8 @@ const RANGES: Readonly<Record<keyof RemotePace, [number, number]>> = {
 export function remotePace(env: Env): RemotePace {
   const pace = { ...DEFAULT_REMOTE_PACE };
   for (const key of Object.keys(REMOTE_PACE_VARIABLES) as (keyof RemotePace)[]) {
-    const variable = REMOTE_PACE_VARIABLES[key];
-    const raw = env[variable]?.trim();
-    if (!raw) continue;
     const [min, max] = RANGES[key];
-    const n = Number(raw);
-    if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new ObservalError(
-        "INVALID_ARGUMENT",
-        `${variable} must be a whole number from ${min} to ${max}, not ${
-          JSON.stringify(raw.slice(0, 40))
-        }`,
-        { remediation: `Set ${variable} to a number, or unset it to use ${pace[key]}` },
-      );
-    }
-    pace[key] = n;
+    pace[key] = wholeNumberVariable(env, REMOTE_PACE_VARIABLES[key], pace[key], min, max);
   }
   return pace;
 }
