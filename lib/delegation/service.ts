@@ -488,10 +488,6 @@ export class DelegationService {
   ): Promise<Task> {
     const { store, ctx } = this.#d;
     const dir = store.taskDir(task.id);
-    // The handover (a send in flight given a moment to be answered) and the worker's start
-    // end the wait rather than being added to it.
-    const { reserveMs } = options;
-    const handoverMs = HANDOVER_MS;
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
@@ -507,7 +503,11 @@ export class DelegationService {
     } catch { /* the runner lock proves this process alive all the same */ }
     const running = import("../runner/remote/mod.ts")
       .then(({ runRemote }) =>
-        runRemote(deps, task, { entry: here.entry, handover: handover.signal, handoverMs })
+        runRemote(deps, task, {
+          entry: here.entry,
+          handover: handover.signal,
+          handoverMs: HANDOVER_MS,
+        })
       )
       .catch((err) => failedUnexpectedly(deps, task.id, err));
     const quit = () => stoppedByUser(deps, task.id);
@@ -515,7 +515,8 @@ export class DelegationService {
     let failure: { err: unknown } | undefined;
     try {
       await this.#recordStart(task, here.caller);
-      await this.#wait(task.id, options.seconds, options, running, reserveMs);
+      // The handover and the worker's start end the wait rather than being added to it.
+      await this.#wait(task.id, options.seconds, options, running, options.reserveMs);
     } catch (err) {
       failure = { err: startedAnyway(err, task.id) };
     }
