@@ -152,6 +152,8 @@ export async function startHostileAgent(
   const streamsClosedAt: number[] = [];
   const open = new Set<ServerResponse>();
   const hanging = new Set<ServerResponse>();
+  /** Answers whose connection has closed, seen from the moment each request came in. */
+  const closedAnswers = new WeakSet<ServerResponse>();
   const taskId = `task-${randomUUID()}`;
   const contextId = `ctx-${randomUUID()}`;
   let gets = 0;
@@ -236,13 +238,22 @@ export async function startHostileAgent(
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ jsonrpc: "2.0", id, result }));
   };
+  /**
+   * Counts `res` in `set` until its connection closes. The client may hang up before the
+   * request's body has even been read (its time limit can fire first on a busy machine):
+   * that answer closed already and never counts.
+   */
+  const track = (set: Set<ServerResponse>, res: ServerResponse, onClose = () => {}) => {
+    if (closedAnswers.has(res) || res.destroyed) return onClose();
+    set.add(res);
+    res.once("close", () => {
+      set.delete(res);
+      onClose();
+    });
+  };
   const sse = (res: ServerResponse) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    open.add(res);
-    res.on("close", () => {
-      open.delete(res);
-      streamsClosedAt.push(Date.now() - started);
-    });
+    track(open, res, () => streamsClosedAt.push(Date.now() - started));
   };
   const event = (res: ServerResponse, id: unknown, result: unknown) =>
     res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`);
@@ -260,21 +271,21 @@ export async function startHostileAgent(
   const hang = (res: ServerResponse, id: unknown) => {
     res.writeHead(200, { "content-type": "application/json" });
     res.flushHeaders();
-    hanging.add(res);
+    track(hanging, res);
     res.on("error", () => {});
     const body = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"task":{"id":"`;
     let sent = 0;
     const timer = setInterval(() => {
-      if (mode !== "drip" || sent >= (options.dripBytes ?? 30) || res.destroyed) {
+      if (
+        mode !== "drip" || sent >= (options.dripBytes ?? 30) || res.destroyed ||
+        closedAnswers.has(res)
+      ) {
         return clearInterval(timer);
       }
       res.write(body[sent % body.length]);
       sent++;
     }, 1000);
-    res.on("close", () => {
-      clearInterval(timer);
-      hanging.delete(res);
-    });
+    res.once("close", () => clearInterval(timer));
   };
 
   const onSend = (res: ServerResponse, id: unknown) => {
@@ -410,6 +421,7 @@ export async function startHostileAgent(
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    res.once("close", () => closedAnswers.add(res));
     const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     let raw = "";
     req.setEncoding("utf8");
