@@ -113,6 +113,47 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
     } finally {
       await slow.close();
     }
+
+    // The long-running servers replace their process once with a small young generation:
+    // the same pid, answering over stdio; a user's own setting is kept.
+    for (const nodeOptions of ["", "--max-semi-space-size=4"]) {
+      const mcp = new Deno.Command(node, {
+        args: [bin, "delegate", "mcp"],
+        env: { ...env, NODE_OPTIONS: nodeOptions },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = mcp.stdin.getWriter();
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "npm-test", version: "1" },
+        },
+      };
+      await writer.write(new TextEncoder().encode(JSON.stringify(initialize) + "\n"));
+      const reader = mcp.stdout.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      assert.equal(JSON.parse(first.split("\n")[0]).id, 1, first);
+      // Answered: the process the test started is the server, as it runs now.
+      const cmdline = readFileSync(`/proc/${mcp.pid}/cmdline`, "utf8").split("\0");
+      const environ = readFileSync(`/proc/${mcp.pid}/environ`, "utf8").split("\0");
+      if (nodeOptions) {
+        assert.ok(!cmdline.includes("--max-semi-space-size=1"), cmdline.join(" "));
+      } else {
+        assert.equal(cmdline[1], "--max-semi-space-size=1", cmdline.join(" "));
+        assert.ok(cmdline.includes(bin) && cmdline.includes("mcp"), cmdline.join(" "));
+        assert.ok(environ.some((v) => v.startsWith("OBSERVAL_HOME=")), "environment kept");
+      }
+      reader.releaseLock();
+      await writer.close();
+      const ended = await mcp.output();
+      assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
