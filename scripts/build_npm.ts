@@ -92,11 +92,15 @@ if (major < ${major} || (major === ${major} && minor < ${minor})) {
     (pair("registry", "serve") || pair("delegate", "mcp")) && !chosen &&
     typeof process.execve === "function" && process.platform !== "win32"
   ) {
-    process.execve(
-      process.execPath,
-      [process.execPath, semi + "=1"].concat(process.execArgv, process.argv.slice(1)),
-      process.env,
-    );
+    try {
+      process.execve(
+        process.execPath,
+        [process.execPath, semi + "=1"].concat(process.execArgv, process.argv.slice(1)),
+        process.env,
+      );
+    } catch (_) {
+      // Not allowed here (a permission model, a locked-down host): run as started.
+    }
   }
   // Compiled code is cached between runs (every worker is a new process).
   import("node:module")
