@@ -64,20 +64,29 @@ async function fetchRequest(request: PinnedRequest, direct: DirectFetch): Promis
     headers[name] = value;
   });
   const stream = response.body;
+  // Canceling through the reader works while it holds the stream's lock (the stream's own
+  // cancel then fails), and closes the connection even when the abort raced the answer's
+  // arrival, where aborting the fetch's signal alone may leave the body open.
+  const reader = stream?.getReader();
   return {
     status: response.status,
     headers,
     body: (async function* () {
       try {
-        // Leaving this loop early cancels the stream, which closes the connection.
-        if (stream) { for await (const chunk of stream) yield chunk; }
+        for (;;) {
+          const step = await reader?.read();
+          if (!step || step.done) return;
+          yield step.value;
+        }
       } finally {
+        // Leaving early (the consumer stopped, or a read failed) closes the connection.
+        void reader?.cancel().catch(() => {});
         done();
       }
     })(),
     abort: () => {
       controller.abort();
-      void stream?.cancel().catch(() => {});
+      void reader?.cancel().catch(() => {});
       done();
     },
   };
