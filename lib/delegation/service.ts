@@ -25,6 +25,7 @@ import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../regi
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { cancelDeadWorkersRemote, needsRemoteCancel } from "./_dead_worker_cancel.ts";
+import { agentIdOf, appendLog, errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import { pidNamespace } from "../process/mod.ts";
 import {
@@ -206,8 +207,6 @@ export interface ReplyOptions extends WaitOptions {
   /** Seconds to wait for a result after the reply is taken (0 returns at once). */
   waitSeconds?: number;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A wait of `seconds`, in range, in milliseconds. */
 function waitBudgetMs(seconds: number): number {
@@ -1058,21 +1057,6 @@ function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): vo
   } catch { /* the process ends anyway; the next look fails the task */ }
 }
 
-/** Appends to a task's log; a log that cannot be written loses the line, not the task. */
-function appendLog(path: string, text: string): void {
-  try {
-    nodeFs().appendFileSync(path, text, { mode: 0o600 });
-  } catch { /* nowhere else to say it */ }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function spaceRemediation(home: string): string {
-  return `Check that ${home} is writable and its disk has free space, then run it again`;
-}
-
 interface TaskWatch {
   changed(): Promise<void>;
   close(): void;
@@ -1098,19 +1082,4 @@ function watchTask(dir: string): TaskWatch {
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
     close: () => watcher?.close(),
   };
-}
-
-/** The registry agent id in `urn:air:<publisher>:agent:<uuid>`. */
-function agentIdOf(identifier: string): string | undefined {
-  const parts = identifier.split(":");
-  return parts.length === 5 && parts[3] === "agent" && UUID.test(parts[4]) ? parts[4] : undefined;
-}
-
-/** `host:port` for a URL, and the bare host when it is a name that must be resolved. */
-function netPermissions(url: string): string[] {
-  if (!URL.canParse(url)) return [];
-  const u = new URL(url);
-  const hostPort = `${u.hostname}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
-  const literal = /^[\d.]+$/.test(u.hostname) || u.hostname.startsWith("[");
-  return literal ? [hostPort] : [hostPort, u.hostname];
 }
