@@ -25,6 +25,8 @@ import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../regi
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import { cancelDeadWorkersRemote, needsRemoteCancel } from "./_dead_worker_cancel.ts";
+import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
+import type { ServiceState } from "./_state.ts";
 import { agentIdOf, appendLog, errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import { pidNamespace } from "../process/mod.ts";
@@ -41,7 +43,6 @@ import {
   clearPid,
   failedUnexpectedly,
   type HarnessOption,
-  type LaunchWorker,
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
   markChanged,
@@ -129,19 +130,6 @@ export class ReplyRefusedError extends ObservalError {
   }
 }
 
-/** What the service needs; built once per command. */
-export interface DelegationDeps {
-  ctx: Context;
-  store: TaskStore;
-  /** Opened on first use: `status` and `list` never touch the registry. */
-  registry: () => RegistryClient;
-  launch: LaunchWorker;
-  /** Grace period for a worker to start. @default WORKER_START_MS */
-  workerStartMs?: number;
-  /** Free space needed under OBSERVAL_HOME to start or resume a task. @default MIN_FREE_BYTES */
-  minFreeBytes?: number;
-}
-
 /** One agent `find` returns. */
 export interface FoundAgent {
   identifier: string;
@@ -158,73 +146,25 @@ export interface FoundAgent {
   unavailable?: string;
 }
 
-export interface StartOptions {
-  caller: Caller;
-  /** Seconds to wait for a result (0 returns at once). */
-  waitSeconds?: number;
-  /** Harness the child must run in (registry agents only). */
-  harness?: string;
-  /** `--sandbox` (auto, on, off): how a registry agent's child is sandboxed. */
-  sandbox?: string;
-  /** Longest the task may run, in seconds. @default 1800 */
-  timeoutSeconds?: number;
-  /** When the caller's clock started, so lookup and launch count against the wait. */
-  since?: Date;
-  onTick?: (task: Task) => void;
-  /**
-   * Stops the wait (the task keeps running) when it aborts; before the task exists it
-   * stops the start instead, by throwing the signal's reason (a registry lookup under way
-   * ends at once).
-   */
-  signal?: AbortSignal;
-  /**
-   * Let this process run a remote task itself while it waits, handing it to a worker only
-   * if it stops waiting first: a quick task then costs one process instead of two. Taken
-   * only where the runner lock can prove this process alive to others (under Deno, and
-   * under Node on Linux), and not for agents that stream (a handover would close the
-   * stream, and some agents stop when it closes). @default false
-   */
-  runHere?: boolean;
-  /**
-   * Aborts when the person insists on stopping at once (a second Ctrl-C): a task this
-   * process runs itself is then recorded, synchronously, as stopped by them, since the
-   * process ends right after.
-   */
-  quit?: AbortSignal;
-}
-
-/** Options for {@linkcode DelegationService.wait}. */
-export interface WaitOptions {
-  /** When the caller's clock started, so earlier work counts against the wait. */
-  since?: Date;
-  onTick?: (task: Task) => void;
-  /** Ends the wait early (the task keeps running); the task is returned as it is. */
-  signal?: AbortSignal;
-}
-
-/** Options for {@linkcode DelegationService.reply}. */
-export interface ReplyOptions extends WaitOptions {
-  /** Seconds to wait for a result after the reply is taken (0 returns at once). */
-  waitSeconds?: number;
-}
-
 /** A wait of `seconds`, in range, in milliseconds. */
 function waitBudgetMs(seconds: number): number {
   return Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
 }
 
+export type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
+
 /** The service. Stateless apart from its dependencies. */
 export class DelegationService {
-  readonly #d: DelegationDeps;
-  /** Workers this service started, in case the store could not record them. */
-  readonly #launched = new Map<string, number>();
-  /** Tasks this process runs itself, holding their runner locks. */
-  readonly #runningHere = new Set<string>();
-  /** Cancels sent to remote agents for tasks whose workers died; {@linkcode drain} waits. */
-  readonly #telling = new Set<Promise<void>>();
+  readonly #s: ServiceState;
 
   constructor(deps: DelegationDeps) {
-    this.#d = deps;
+    this.#s = {
+      deps,
+      launched: new Map(),
+      runningHere: new Set(),
+      telling: new Set(),
+      self: this,
+    };
   }
 
   /**
@@ -233,7 +173,7 @@ export class DelegationService {
    * stripped the environment, by the workspace that contains the current directory.
    */
   caller(overrides: { harness?: string; agentId?: string } = {}): Caller {
-    const { ctx, store } = this.#d;
+    const { ctx, store } = this.#s.deps;
     return resolveCaller(ctx.env, overrides, {
       task: (id) => store.get(id),
       workspace: () => {
@@ -245,7 +185,7 @@ export class DelegationService {
 
   /** Which registry calls go to, and whether they are signed in (the embedded one always is). */
   registryAccess(): { kind: "embedded" } | { kind: "remote"; url: string; signedIn: boolean } {
-    const target = serverTarget(this.#d.ctx);
+    const target = serverTarget(this.#s.deps.ctx);
     return target.kind === "embedded"
       ? target
       : { kind: "remote", url: target.url, signedIn: target.apiKey !== undefined };
@@ -284,7 +224,7 @@ export class DelegationService {
       const here = kind === "agent"
         ? runnableHere(
           r["obs:supportedHarnesses"] ?? [],
-          options ??= harnessOptions(this.#d.ctx.env, this.#d.ctx.cwd),
+          options ??= harnessOptions(this.#s.deps.ctx.env, this.#s.deps.ctx.cwd),
         )
         : { runnable: true as const };
       return {
@@ -304,7 +244,7 @@ export class DelegationService {
 
   /** The registry client, its calls ended at once when `signal` aborts. */
   #registry(signal?: AbortSignal): RegistryClient {
-    const registry = this.#d.registry();
+    const registry = this.#s.deps.registry();
     return signal ? registry.withSignal(signal) : registry;
   }
 
@@ -328,7 +268,7 @@ export class DelegationService {
 
   /** Guards, then a new task and its worker. Nothing runs when a guard refuses. */
   async start(ref: string, message: string, options: StartOptions): Promise<Task> {
-    const { ctx, store } = this.#d;
+    const { ctx, store } = this.#s.deps;
     const since = options.since ?? ctx.clock.now();
     const caller = options.caller;
     checkMessage(message);
@@ -485,16 +425,16 @@ export class DelegationService {
     },
     options: WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal },
   ): Promise<Task> {
-    const { store, ctx } = this.#d;
+    const { store, ctx } = this.#s.deps;
     const dir = store.taskDir(task.id);
     const log = workerLog(dir);
     const deps = {
       ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
       store,
-      registry: this.#d.registry,
+      registry: this.#s.deps.registry,
     };
     const handover = new AbortController();
-    this.#runningHere.add(task.id);
+    this.#s.runningHere.add(task.id);
     try {
       store.setWorkerPid(task.id, hostPid());
       writePid(dir, hostPid());
@@ -540,7 +480,7 @@ export class DelegationService {
       }
     } finally {
       options.quit?.removeEventListener("abort", quit);
-      this.#runningHere.delete(task.id);
+      this.#s.runningHere.delete(task.id);
       here.lock.release();
     }
     if (failure) throw failure.err;
@@ -553,7 +493,7 @@ export class DelegationService {
     try {
       // Telemetry loads here: only a start writes to the capability lock.
       const { appendCapabilityLock } = await import("../telemetry/mod.ts");
-      appendCapabilityLock(this.#d.ctx.home, {
+      appendCapabilityLock(this.#s.deps.ctx.home, {
         ts: meta.createdAt,
         harness: caller.harness,
         cwd: meta.cwd,
@@ -579,7 +519,7 @@ export class DelegationService {
    * live runner; undefined is returned when it cannot be taken (a worker runs the task).
    */
   #create(task: Task, runHere = false): FileLock | undefined {
-    const { store } = this.#d;
+    const { store } = this.#s.deps;
     const dir = store.taskDir(task.id);
     let lock: FileLock | undefined;
     try {
@@ -588,10 +528,10 @@ export class DelegationService {
       lock = runHere ? takeRunnerLock(dir) : undefined;
     } catch (cause) {
       nodeFs().rmSync(dir, { recursive: true, force: true });
-      throw homeFault(cause, this.#d.ctx.home, store.root) ?? new ObservalError(
+      throw homeFault(cause, this.#s.deps.ctx.home, store.root) ?? new ObservalError(
         "UNAVAILABLE",
         `Cannot create the task folder ${dir}: ${errorText(cause)}`,
-        { cause, resource: dir, remediation: spaceRemediation(this.#d.ctx.home) },
+        { cause, resource: dir, remediation: spaceRemediation(this.#s.deps.ctx.home) },
       );
     }
     try {
@@ -609,7 +549,7 @@ export class DelegationService {
    * A named host is listed bare as well: Deno checks a DNS lookup against the host alone.
    */
   #net(endpoint?: string): string[] {
-    const target = serverTarget(this.#d.ctx);
+    const target = serverTarget(this.#s.deps.ctx);
     const urls = [endpoint ?? "", target.kind === "remote" ? target.url : ""];
     return [...new Set(urls.flatMap(netPermissions))];
   }
@@ -619,13 +559,13 @@ export class DelegationService {
    * never stays submitted) and the error says why and what to check.
    */
   #launch(task: Task, perms: (fence: WorkerFence) => SelfPermissions): void {
-    const { store, ctx } = this.#d;
+    const { store, ctx } = this.#s.deps;
     let pid: number;
     let dir: string;
     try {
       dir = store.taskDir(task.id, { create: true });
       clearPid(dir);
-      pid = this.#d.launch(task.id, dir, perms({ taskDir: dir, storePath: store.path }));
+      pid = this.#s.deps.launch(task.id, dir, perms({ taskDir: dir, storePath: store.path }));
     } catch (err) {
       const detail = errorText(err);
       let unsettled = "";
@@ -653,7 +593,7 @@ export class DelegationService {
         },
       );
     }
-    this.#launched.set(task.id, pid);
+    this.#s.launched.set(task.id, pid);
     // The worker records its own pid first thing too; whichever lands first is the same
     // pid, so a failure here is harmless.
     try {
@@ -668,18 +608,18 @@ export class DelegationService {
    * older version recorded it only in the task folder's `worker.pid`.
    */
   #workerPid(id: string): number | undefined {
-    const { store } = this.#d;
+    const { store } = this.#s.deps;
     const recorded = store.workerPid(id);
     if (recorded === null) return readPid(store.taskDir(id));
     if (recorded > 0) return recorded;
-    const launched = this.#launched.get(id);
+    const launched = this.#s.launched.get(id);
     return launched !== undefined && launched > 0 ? launched : undefined;
   }
 
   /** Refuses to start or resume a task when the disk under OBSERVAL_HOME is (nearly) full. */
   #checkSpace(): void {
-    const { store } = this.#d;
-    const need = this.#d.minFreeBytes ?? MIN_FREE_BYTES;
+    const { store } = this.#s.deps;
+    const need = this.#s.deps.minFreeBytes ?? MIN_FREE_BYTES;
     let free: number;
     try {
       const fs = nodeFs().statfsSync(store.root);
@@ -706,7 +646,7 @@ export class DelegationService {
    * only one task ({@linkcode TaskStore.resolveId}).
    */
   get(id: string): Task {
-    const { store, ctx } = this.#d;
+    const { store, ctx } = this.#s.deps;
     id = store.resolveId(id);
     const task = store.require(id);
     const message = this.workerGone(task);
@@ -744,14 +684,14 @@ export class DelegationService {
    * (each bounded); a command calls it before it exits. Never throws.
    */
   async drain(): Promise<void> {
-    while (this.#telling.size > 0) await Promise.all([...this.#telling]);
+    while (this.#s.telling.size > 0) await Promise.all([...this.#s.telling]);
   }
 
   #tellRemote(task: Task): void {
-    const { ctx, store, registry } = this.#d;
+    const { ctx, store, registry } = this.#s.deps;
     const telling = cancelDeadWorkersRemote({ ctx, store, registry }, task)
-      .finally(() => this.#telling.delete(telling));
-    this.#telling.add(telling);
+      .finally(() => this.#s.telling.delete(telling));
+    this.#s.telling.add(telling);
   }
 
   /**
@@ -761,21 +701,21 @@ export class DelegationService {
    */
   workerGone(task: Task): string | undefined {
     if (isFinal(task.status.state)) return undefined;
-    if (this.#runningHere.has(task.id)) return undefined;
+    if (this.#s.runningHere.has(task.id)) return undefined;
     const pid = this.#workerPid(task.id);
     if (pid !== undefined) {
-      const dir = this.#d.store.taskDir(task.id);
+      const dir = this.#s.deps.store.taskDir(task.id);
       const ns = readPidNamespace(dir);
       if (ns !== undefined && ns !== pidNamespace()) {
-        return sandboxedWorkerGone(this.#d.store, task);
+        return sandboxedWorkerGone(this.#s.deps.store, task);
       }
       return workerAlive(pid, task.id, dir)
         ? undefined
         : "The delegation worker stopped unexpectedly.";
     }
     const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
-    const grace = this.#d.workerStartMs ?? WORKER_START_MS;
-    if (this.#d.ctx.clock.now().getTime() - started <= grace) return undefined;
+    const grace = this.#s.deps.workerStartMs ?? WORKER_START_MS;
+    if (this.#s.deps.ctx.clock.now().getTime() - started <= grace) return undefined;
     return `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
   }
 
@@ -785,7 +725,7 @@ export class DelegationService {
    */
   sweep(): void {
     try {
-      sweepWorkspaces(this.#d.ctx, this.#d.store, (t) => this.get(t.id));
+      sweepWorkspaces(this.#s.deps.ctx, this.#s.deps.store, (t) => this.get(t.id));
     } catch { /* cleanup must never fail a command */ }
   }
 
@@ -808,8 +748,8 @@ export class DelegationService {
     running?: Promise<unknown>,
     reserveMs = 0,
   ): Promise<Task> {
-    const { clock } = this.#d.ctx;
-    id = this.#d.store.resolveId(id);
+    const { clock } = this.#s.deps.ctx;
+    id = this.#s.deps.store.resolveId(id);
     const budget = waitBudgetMs(seconds) - reserveMs;
     const deadline = (options.since ?? clock.now()).getTime() + budget;
     const signal = options.signal;
@@ -825,7 +765,7 @@ export class DelegationService {
         if (left <= 0 || signal?.aborted) return task;
         // Wake as soon as the worker marks a change; the poll is only a fallback. A run
         // here wakes the wait itself when it ends, and a cancel from elsewhere ends it.
-        if (!running) wake ??= watchTask(this.#d.store.taskDir(id));
+        if (!running) wake ??= watchTask(this.#s.deps.store.taskDir(id));
         // Whatever wakes the wait, the poll's timer goes with it: a pending timer would
         // keep the process alive after the result is printed.
         const nap = new AbortController();
@@ -848,7 +788,7 @@ export class DelegationService {
 
   /** Newest tasks first. */
   list(limit = 20): { items: Task[]; total: number } {
-    return this.#d.store.list({ limit });
+    return this.#s.deps.store.list({ limit });
   }
 
   /**
@@ -863,7 +803,7 @@ export class DelegationService {
     answer: string | readonly Part[],
     options: ReplyOptions = {},
   ): Promise<Task> {
-    const { store, ctx } = this.#d;
+    const { store, ctx } = this.#s.deps;
     const since = options.since ?? ctx.clock.now();
     const parts = replyParts(answer);
     id = store.resolveId(id);
@@ -940,14 +880,14 @@ export class DelegationService {
    * {@linkcode DelegationService.wait}); a settled task is returned as it is.
    */
   async cancel(id: string, options: WaitOptions = {}): Promise<Task> {
-    const { store, ctx } = this.#d;
+    const { store, ctx } = this.#s.deps;
     id = store.resolveId(id);
     const task = this.get(id);
     if (isTerminal(task.status.state)) return task;
     const claimed = store.requestCancel(id);
     const state = claimed.status.state;
     if (isTerminal(state)) return claimed;
-    const deps = { ctx, store, registry: this.#d.registry };
+    const deps = { ctx, store, registry: this.#s.deps.registry };
     // The A2A client loads only when a remote agent must be told.
     const cancelRemote = async (task: Task) =>
       await (await import("../runner/remote/mod.ts")).cancelRemote(deps, task);
