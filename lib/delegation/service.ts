@@ -24,12 +24,11 @@ import {
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
-import { cancelDeadWorkersRemote, needsRemoteCancel } from "./_dead_worker_cancel.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
+import { drain, getTask, sweep, workerGone, workerPid } from "./_liveness.ts";
 import { agentIdOf, appendLog, errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
-import { pidNamespace } from "../process/mod.ts";
 import {
   checkApproved,
   checkBreadth,
@@ -46,15 +45,10 @@ import {
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
   markChanged,
-  namingLog,
   prepareWorkerLog,
   readPid,
-  readPidNamespace,
-  reapTask,
   remotePermissions,
-  sandboxedWorkerGone,
   settle,
-  sweepWorkspaces,
   takeRunnerLock,
   userMessage,
   workerAlive,
@@ -64,8 +58,6 @@ import {
   writePidNamespace,
 } from "../runner/mod.ts";
 
-/** How long a task may wait for its worker to write its pid. */
-export const WORKER_START_MS = 60_000;
 /** Longest wait a caller may ask for. */
 export const MAX_WAIT_SECONDS = 1800;
 /**
@@ -151,6 +143,7 @@ function waitBudgetMs(seconds: number): number {
   return Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
 }
 
+export { WORKER_START_MS } from "./_liveness.ts";
 export type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 
 /** The service. Stateless apart from its dependencies. */
@@ -603,19 +596,6 @@ export class DelegationService {
     } catch { /* the worker writes both itself */ }
   }
 
-  /**
-   * The pid of the task's worker, undefined while one is being started. Tasks stored by an
-   * older version recorded it only in the task folder's `worker.pid`.
-   */
-  #workerPid(id: string): number | undefined {
-    const { store } = this.#s.deps;
-    const recorded = store.workerPid(id);
-    if (recorded === null) return readPid(store.taskDir(id));
-    if (recorded > 0) return recorded;
-    const launched = this.#s.launched.get(id);
-    return launched !== undefined && launched > 0 ? launched : undefined;
-  }
-
   /** Refuses to start or resume a task when the disk under OBSERVAL_HOME is (nearly) full. */
   #checkSpace(): void {
     const { store } = this.#s.deps;
@@ -646,37 +626,7 @@ export class DelegationService {
    * only one task ({@linkcode TaskStore.resolveId}).
    */
   get(id: string): Task {
-    const { store, ctx } = this.#s.deps;
-    id = store.resolveId(id);
-    const task = store.require(id);
-    const message = this.workerGone(task);
-    if (message === undefined) return task;
-    // Whatever the worker managed to say before it went is in its log.
-    const log = workerLog(store.taskDir(id));
-    // The worker may have finished between the read above and the probe: settle only a
-    // task that is still not final.
-    const { task: settled, changed } = store.update(
-      id,
-      (t) =>
-        isFinal(t.status.state) ? undefined : {
-          ...t,
-          status: {
-            state: "TASK_STATE_FAILED",
-            timestamp: isoSeconds(ctx.clock.now()),
-            message: agentMessage(namingLog(message, log), t.id, t.contextId),
-          },
-          metadata: { ...t.metadata, observal: { ...t.metadata.observal, logPath: log } },
-        },
-    );
-    // The agent may still be working on it: this process settled it, so it alone says so.
-    if (changed && needsRemoteCancel(settled)) this.#tellRemote(settled);
-    // A local task's child and workspace outlived the worker: stop it if provably ours.
-    if (settled.metadata.observal.workspaceRoot) {
-      try {
-        reapTask(store, settled, ctx.home);
-      } catch { /* the next sweep retries */ }
-    }
-    return store.require(id);
+    return getTask(this.#s, id);
   }
 
   /**
@@ -684,14 +634,7 @@ export class DelegationService {
    * (each bounded); a command calls it before it exits. Never throws.
    */
   async drain(): Promise<void> {
-    while (this.#s.telling.size > 0) await Promise.all([...this.#s.telling]);
-  }
-
-  #tellRemote(task: Task): void {
-    const { ctx, store, registry } = this.#s.deps;
-    const telling = cancelDeadWorkersRemote({ ctx, store, registry }, task)
-      .finally(() => this.#s.telling.delete(telling));
-    this.#s.telling.add(telling);
+    await drain(this.#s);
   }
 
   /**
@@ -700,23 +643,7 @@ export class DelegationService {
    * nothing; {@linkcode DelegationService.get} settles such a task.
    */
   workerGone(task: Task): string | undefined {
-    if (isFinal(task.status.state)) return undefined;
-    if (this.#s.runningHere.has(task.id)) return undefined;
-    const pid = this.#workerPid(task.id);
-    if (pid !== undefined) {
-      const dir = this.#s.deps.store.taskDir(task.id);
-      const ns = readPidNamespace(dir);
-      if (ns !== undefined && ns !== pidNamespace()) {
-        return sandboxedWorkerGone(this.#s.deps.store, task);
-      }
-      return workerAlive(pid, task.id, dir)
-        ? undefined
-        : "The delegation worker stopped unexpectedly.";
-    }
-    const started = Date.parse(task.status.timestamp ?? task.metadata.observal.createdAt);
-    const grace = this.#s.deps.workerStartMs ?? WORKER_START_MS;
-    if (this.#s.deps.ctx.clock.now().getTime() - started <= grace) return undefined;
-    return `The delegation worker did not start within ${Math.round(grace / 1000)} seconds.`;
+    return workerGone(this.#s, task);
   }
 
   /**
@@ -724,9 +651,7 @@ export class DelegationService {
    * provably ours; runs on every start and status. Never throws.
    */
   sweep(): void {
-    try {
-      sweepWorkspaces(this.#s.deps.ctx, this.#s.deps.store, (t) => this.get(t.id));
-    } catch { /* cleanup must never fail a command */ }
+    sweep(this.#s);
   }
 
   /**
@@ -892,7 +817,7 @@ export class DelegationService {
     const cancelRemote = async (task: Task) =>
       await (await import("../runner/remote/mod.ts")).cancelRemote(deps, task);
     if (isInterrupted(state)) return await cancelRemote(claimed);
-    const pid = this.#workerPid(id);
+    const pid = workerPid(this.#s, id);
     if (pid !== undefined && !workerAlive(pid, id, store.taskDir(id))) {
       // Nobody else will act on the request. A remote agent may still be working on it.
       return claimed.metadata.observal.remoteTaskId
