@@ -8,7 +8,6 @@
  * and the tasks it runs itself; splitting the verbs apart means passing that state around.
  * @module
  */
-import type * as NodeFs from "node:fs";
 import { type FileLock, hostPid, nodeFs } from "../core/system/mod.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
@@ -26,6 +25,7 @@ import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
+import { HANDOVER_MS, handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
 import { drain, getTask, sweep, workerGone, workerPid } from "./_liveness.ts";
 import { agentIdOf, appendLog, errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
@@ -58,33 +58,12 @@ import {
   writePidNamespace,
 } from "../runner/mod.ts";
 
-/** Longest wait a caller may ask for. */
-export const MAX_WAIT_SECONDS = 1800;
 /**
  * Free disk space a task needs before it is started or resumed: its row, its worker's log
  * and what the worker writes. Below this the command refuses at once, rather than leave a
  * task that cannot be run or even marked failed.
  */
 export const MIN_FREE_BYTES = 1024 * 1024;
-const WAIT_POLL_MS = 250;
-/**
- * The most a handover from a run here waits for a send in flight to be answered; after
- * that the worker sends the brief again (same message id). Taken out of the wait, with
- * the time to start the worker ({@linkcode LAUNCH_MS}), so `--wait N` ends after N s.
- */
-const HANDOVER_MS = 300;
-/** About how long starting a worker and printing the task take, on a busy machine. */
-const LAUNCH_MS = 200;
-
-/**
- * What a run here keeps back from its wait for the handover, the worker's start and the
- * exit. The last two are work of this process, so they take longer the slower it has
- * been so far: half of what it took to get here (`elapsedMs`) is added. On a machine
- * so busy that nothing is left, the task goes to a worker at once.
- */
-function handoverReserveMs(elapsedMs: number): number {
-  return HANDOVER_MS + LAUNCH_MS + Math.max(0, elapsedMs) / 2;
-}
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -138,12 +117,8 @@ export interface FoundAgent {
   unavailable?: string;
 }
 
-/** A wait of `seconds`, in range, in milliseconds. */
-function waitBudgetMs(seconds: number): number {
-  return Math.min(Math.max(0, seconds), MAX_WAIT_SECONDS) * 1000;
-}
-
 export { WORKER_START_MS } from "./_liveness.ts";
+export { MAX_WAIT_SECONDS } from "./_wait.ts";
 export type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 
 /** The service. Stateless apart from its dependencies. */
@@ -448,7 +423,7 @@ export class DelegationService {
     try {
       await this.#recordStart(task, here.caller);
       // The handover and the worker's start end the wait rather than being added to it.
-      await this.#wait(task.id, options.seconds, options, running, options.reserveMs);
+      await waitTask(this.#s, task.id, options.seconds, options, running, options.reserveMs);
     } catch (err) {
       failure = { err: startedAnyway(err, task.id) };
     }
@@ -659,56 +634,7 @@ export class DelegationService {
    * either way.
    */
   wait(id: string, seconds: number, options: WaitOptions = {}): Promise<Task> {
-    return this.#wait(id, seconds, options);
-  }
-
-  /**
-   * {@linkcode DelegationService.wait}, also woken when `running` (a run here) settles, and
-   * ending `reserveMs` early (kept for the handover that follows).
-   */
-  async #wait(
-    id: string,
-    seconds: number,
-    options: WaitOptions,
-    running?: Promise<unknown>,
-    reserveMs = 0,
-  ): Promise<Task> {
-    const { clock } = this.#s.deps.ctx;
-    id = this.#s.deps.store.resolveId(id);
-    const budget = waitBudgetMs(seconds) - reserveMs;
-    const deadline = (options.since ?? clock.now()).getTime() + budget;
-    const signal = options.signal;
-    const interrupted = signal ? aborted(signal) : undefined;
-    this.sweep();
-    let wake: TaskWatch | undefined;
-    try {
-      for (;;) {
-        const task = this.get(id);
-        options.onTick?.(task);
-        if (isFinal(task.status.state)) return task;
-        const left = deadline - clock.now().getTime();
-        if (left <= 0 || signal?.aborted) return task;
-        // Wake as soon as the worker marks a change; the poll is only a fallback. A run
-        // here wakes the wait itself when it ends, and a cancel from elsewhere ends it.
-        if (!running) wake ??= watchTask(this.#s.deps.store.taskDir(id));
-        // Whatever wakes the wait, the poll's timer goes with it: a pending timer would
-        // keep the process alive after the result is printed.
-        const nap = new AbortController();
-        try {
-          await Promise.race([
-            clock.sleep(Math.min(WAIT_POLL_MS, left), nap.signal).catch(() => {}),
-            ...(wake ? [wake.changed()] : []),
-            ...(interrupted ? [interrupted.promise] : []),
-            ...(running ? [running] : []),
-          ]);
-        } finally {
-          nap.abort();
-        }
-      }
-    } finally {
-      wake?.close();
-      interrupted?.dispose();
-    }
+    return waitTask(this.#s, id, seconds, options);
   }
 
   /** Newest tasks first. */
@@ -879,17 +805,6 @@ function replyParts(answer: string | readonly Part[]): Part[] {
   return parts;
 }
 
-/** Resolves when `signal` aborts; `dispose` drops the listener once the wait is over. */
-function aborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void } {
-  let onAbort = () => {};
-  const promise = new Promise<void>((resolve) => {
-    onAbort = () => resolve();
-    if (signal.aborted) resolve();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
-}
-
 /**
  * A wait that failed for want of a resource, after the task was started: whoever reads
  * this must learn its id to follow it later. Other errors are returned as they are.
@@ -920,31 +835,4 @@ function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): vo
     );
     deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);
   } catch { /* the process ends anyway; the next look fails the task */ }
-}
-
-interface TaskWatch {
-  changed(): Promise<void>;
-  close(): void;
-}
-
-/**
- * Resolves `changed()` when the task's `state` file changes (workers rewrite it on every
- * update). Never the store's own folder: watching it from a process that has the
- * database open loses SQLite's locks, and another process may then delete the live WAL.
- */
-function watchTask(dir: string): TaskWatch {
-  let notify: (() => void) | undefined;
-  let watcher: ReturnType<typeof NodeFs.watch> | undefined;
-  try {
-    // Only the state file: other files change too, some because a waiter looks at them
-    // (a liveness check opens the runner lock), which would wake the waiter again.
-    watcher = nodeFs().watch(dir, (_event, name) => {
-      if (name === null || String(name) === "state") notify?.();
-    });
-    watcher.on("error", () => {/* fall back to polling */});
-  } catch { /* no file watching here: polling alone */ }
-  return {
-    changed: () => new Promise<void>((resolve) => (notify = resolve)),
-    close: () => watcher?.close(),
-  };
 }
