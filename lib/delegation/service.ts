@@ -8,13 +8,12 @@
  * and the tasks it runs itself; splitting the verbs apart means passing that state around.
  * @module
  */
-import { type FileLock, hostPid, nodeFs } from "../core/system/mod.ts";
+import { type FileLock, hostPid } from "../core/system/mod.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {
   CATEGORIES,
   type Context,
-  homeFault,
   isoSeconds,
   ObservalError,
   type SelfPermissions,
@@ -25,9 +24,17 @@ import { stateWords, type TaskStore } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
+import {
+  checkSpace,
+  createTask,
+  launchWorker,
+  recordStart,
+  startedAnyway,
+  workerNet,
+} from "./_launch.ts";
 import { HANDOVER_MS, handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
 import { drain, getTask, sweep, workerGone, workerPid } from "./_liveness.ts";
-import { agentIdOf, appendLog, errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
+import { agentIdOf, appendLog } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import {
   checkApproved,
@@ -39,17 +46,13 @@ import {
 } from "./guards.ts";
 import {
   agentMessage,
-  clearPid,
   failedUnexpectedly,
   type HarnessOption,
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
   markChanged,
-  prepareWorkerLog,
-  readPid,
   remotePermissions,
   settle,
-  takeRunnerLock,
   userMessage,
   workerAlive,
   type WorkerFence,
@@ -58,12 +61,6 @@ import {
   writePidNamespace,
 } from "../runner/mod.ts";
 
-/**
- * Free disk space a task needs before it is started or resumed: its row, its worker's log
- * and what the worker writes. Below this the command refuses at once, rather than leave a
- * task that cannot be run or even marked failed.
- */
-export const MIN_FREE_BYTES = 1024 * 1024;
 /** How long a cancel waits for a running task's worker to stop it. */
 const CANCEL_WAIT_SECONDS = 15;
 
@@ -119,6 +116,7 @@ export interface FoundAgent {
 
 export { WORKER_START_MS } from "./_liveness.ts";
 export { MAX_WAIT_SECONDS } from "./_wait.ts";
+export { MIN_FREE_BYTES } from "./_launch.ts";
 export type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 
 /** The service. Stateless apart from its dependencies. */
@@ -283,7 +281,7 @@ export class DelegationService {
           waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
       }
       // The worker may reach the agent's endpoint and the configured registry, nothing else.
-      const net = this.#net(iface.url);
+      const net = workerNet(this.#s.deps, iface.url);
       perms = (fence) => remotePermissions(ctx, net, fence);
     } else {
       if (!agentId) {
@@ -317,12 +315,12 @@ export class DelegationService {
       const sessionDir = choice.key === "pi"
         ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
         : undefined;
-      const net = this.#net();
+      const net = workerNet(this.#s.deps);
       perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
     }
     // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
     options.signal?.throwIfAborted();
-    this.#checkSpace();
+    checkSpace(this.#s.deps);
 
     const now = ctx.clock.now();
     const id = crypto.randomUUID();
@@ -352,7 +350,7 @@ export class DelegationService {
       artifacts: [],
       metadata: { observal: meta as Task["metadata"]["observal"] },
     };
-    const lock = this.#create(task, runHere);
+    const lock = createTask(this.#s.deps, task, runHere);
     const waiting = { since, onTick: options.onTick, signal: options.signal };
     if (lock) {
       return await this.#runHere(task, { entry, lock, perms, caller }, {
@@ -363,11 +361,11 @@ export class DelegationService {
       });
     }
     try {
-      this.#launch(task, perms);
+      launchWorker(this.#s, task, perms);
     } finally {
       // Written once the worker is starting, so the two overlap; a failed launch is
       // recorded too.
-      await this.#recordStart(task, caller);
+      await recordStart(ctx.home, task, caller);
     }
     try {
       return await this.wait(id, options.waitSeconds ?? 0, waiting);
@@ -421,7 +419,7 @@ export class DelegationService {
     options.quit?.addEventListener("abort", quit, { once: true });
     let failure: { err: unknown } | undefined;
     try {
-      await this.#recordStart(task, here.caller);
+      await recordStart(ctx.home, task, here.caller);
       // The handover and the worker's start end the wait rather than being added to it.
       await waitTask(this.#s, task.id, options.seconds, options, running, options.reserveMs);
     } catch (err) {
@@ -439,7 +437,7 @@ export class DelegationService {
       );
       if (!isFinal(ran.status.state)) {
         try {
-          this.#launch(ran, here.perms);
+          launchWorker(this.#s, ran, here.perms);
         } catch (err) {
           // No worker follows the remote task now: ask the agent to drop it.
           await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
@@ -453,146 +451,6 @@ export class DelegationService {
     }
     if (failure) throw failure.err;
     return this.get(task.id);
-  }
-
-  /** Appends the start to the capability lock. Telemetry never blocks a delegation. */
-  async #recordStart(task: Task, caller: Caller): Promise<void> {
-    const meta = task.metadata.observal;
-    try {
-      // Telemetry loads here: only a start writes to the capability lock.
-      const { appendCapabilityLock } = await import("../telemetry/mod.ts");
-      appendCapabilityLock(this.#s.deps.ctx.home, {
-        ts: meta.createdAt,
-        harness: caller.harness,
-        cwd: meta.cwd,
-        identifier: meta.target,
-        kind: meta.kind === "a2a" ? "external" : "agent",
-        component_id: meta.agentId,
-        native_ref: meta.nativeRef,
-        version: meta.version,
-        digest: meta.digest,
-        mode: "delegated",
-        source: "delegate",
-        session_hint: caller.sessionHint,
-        extra: { task_id: task.id, ...(meta.harness ? { child_harness: meta.harness } : {}) },
-      });
-    } catch { /* never in the way */ }
-  }
-
-  /**
-   * Makes the task's folder and its worker log, then stores the task. The files come
-   * first: when the disk is full the command fails before a task exists, rather than
-   * leaving one that no worker will ever run. With `runHere`, the task folder's runner lock
-   * is taken before the task is stored, so no other process ever sees the task without a
-   * live runner; undefined is returned when it cannot be taken (a worker runs the task).
-   */
-  #create(task: Task, runHere = false): FileLock | undefined {
-    const { store } = this.#s.deps;
-    const dir = store.taskDir(task.id);
-    let lock: FileLock | undefined;
-    try {
-      store.taskDir(task.id, { create: true });
-      prepareWorkerLog(dir);
-      lock = runHere ? takeRunnerLock(dir) : undefined;
-    } catch (cause) {
-      nodeFs().rmSync(dir, { recursive: true, force: true });
-      throw homeFault(cause, this.#s.deps.ctx.home, store.root) ?? new ObservalError(
-        "UNAVAILABLE",
-        `Cannot create the task folder ${dir}: ${errorText(cause)}`,
-        { cause, resource: dir, remediation: spaceRemediation(this.#s.deps.ctx.home) },
-      );
-    }
-    try {
-      store.insert(task);
-    } catch (err) {
-      lock?.release();
-      nodeFs().rmSync(dir, { recursive: true, force: true });
-      throw err;
-    }
-    return lock;
-  }
-
-  /**
-   * What the worker may reach: the agent's endpoint and the configured registry, if remote.
-   * A named host is listed bare as well: Deno checks a DNS lookup against the host alone.
-   */
-  #net(endpoint?: string): string[] {
-    const target = serverTarget(this.#s.deps.ctx);
-    const urls = [endpoint ?? "", target.kind === "remote" ? target.url : ""];
-    return [...new Set(urls.flatMap(netPermissions))];
-  }
-
-  /**
-   * Starts the task's worker. If it cannot be started the task is settled as failed (it
-   * never stays submitted) and the error says why and what to check.
-   */
-  #launch(task: Task, perms: (fence: WorkerFence) => SelfPermissions): void {
-    const { store, ctx } = this.#s.deps;
-    let pid: number;
-    let dir: string;
-    try {
-      dir = store.taskDir(task.id, { create: true });
-      clearPid(dir);
-      pid = this.#s.deps.launch(task.id, dir, perms({ taskDir: dir, storePath: store.path }));
-    } catch (err) {
-      const detail = errorText(err);
-      let unsettled = "";
-      try {
-        settle(
-          store,
-          task.id,
-          "TASK_STATE_FAILED",
-          `The delegation worker could not be started: ${detail}`,
-          ctx,
-          { log: workerLog(store.taskDir(task.id)) },
-        );
-      } catch (settleErr) {
-        // Then `status` fails it once the start grace period has passed.
-        unsettled = ` (and the task could not be marked failed: ${errorText(settleErr)})`;
-      }
-      throw new ObservalError(
-        "UNAVAILABLE",
-        `The delegation worker for task ${task.id} could not be started: ${detail}${unsettled}`,
-        {
-          cause: err,
-          resource: task.id,
-          remediation: `The task is marked failed. Fix the cause (often a full disk or an ` +
-            `unwritable ${ctx.home}), then run it again`,
-        },
-      );
-    }
-    this.#s.launched.set(task.id, pid);
-    // The worker records its own pid first thing too; whichever lands first is the same
-    // pid, so a failure here is harmless.
-    try {
-      store.setWorkerPid(task.id, pid);
-      if (!readPid(dir)) writePid(dir, pid);
-      writePidNamespace(dir);
-    } catch { /* the worker writes both itself */ }
-  }
-
-  /** Refuses to start or resume a task when the disk under OBSERVAL_HOME is (nearly) full. */
-  #checkSpace(): void {
-    const { store } = this.#s.deps;
-    const need = this.#s.deps.minFreeBytes ?? MIN_FREE_BYTES;
-    let free: number;
-    try {
-      const fs = nodeFs().statfsSync(store.root);
-      free = Number(fs.bavail) * Number(fs.bsize);
-    } catch {
-      return; // Unknown: the writes themselves will say if the disk is full.
-    }
-    if (free >= need) return;
-    throw new ObservalError(
-      "UNAVAILABLE",
-      `The disk that holds ${store.root} is full: ${Math.floor(free / 1024)} KiB free, and a ` +
-        `delegation needs at least ${Math.ceil(need / 1024)} KiB`,
-      {
-        resource: store.root,
-        remediation: "Free some space on that disk (or point OBSERVAL_HOME elsewhere), then " +
-          "run it again; nothing was started",
-      },
-    );
   }
 
   /**
@@ -678,7 +536,7 @@ export class DelegationService {
       );
     }
     options.signal?.throwIfAborted();
-    this.#checkSpace();
+    checkSpace(this.#s.deps);
     const outcome = store.acceptReply(id, parts, (t) => {
       // Keep the agent's question in the history, before the answer to it.
       const question = t.status.message;
@@ -714,8 +572,8 @@ export class DelegationService {
       );
     }
     markChanged(store, outcome.task);
-    const net = this.#net(meta.remoteUrl ?? "");
-    this.#launch(outcome.task, (fence) => remotePermissions(ctx, net, fence));
+    const net = workerNet(this.#s.deps, meta.remoteUrl ?? "");
+    launchWorker(this.#s, outcome.task, (fence) => remotePermissions(ctx, net, fence));
     return await this.wait(id, options.waitSeconds ?? 0, {
       since,
       onTick: options.onTick,
@@ -803,20 +661,6 @@ function replyParts(answer: string | readonly Part[]): Part[] {
   }
   for (const p of parts) if (typeof p.text === "string" && p.text.trim()) checkMessage(p.text);
   return parts;
-}
-
-/**
- * A wait that failed for want of a resource, after the task was started: whoever reads
- * this must learn its id to follow it later. Other errors are returned as they are.
- */
-function startedAnyway(err: unknown, id: string): unknown {
-  if (!(err instanceof ObservalError) || err.code !== "UNAVAILABLE") return err;
-  return new ObservalError(err.code, `${err.message} (task ${id} was started)`, {
-    cause: err,
-    resource: err.resource,
-    remediation: `${err.remediation ?? "Try again later"}; then ` +
-      `\`observal delegate status ${id}\` shows how the task ended`,
-  });
 }
 
 /**
