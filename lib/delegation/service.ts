@@ -8,19 +8,17 @@
  * and the tasks it runs itself; splitting the verbs apart means passing that state around.
  * @module
  */
-import { type FileLock, hostPid } from "../core/system/mod.ts";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
-import { isFinal, isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
+import { isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
 import {
   CATEGORIES,
-  type Context,
   isoSeconds,
   ObservalError,
   type SelfPermissions,
   serverTarget,
 } from "../core/mod.ts";
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
-import { stateWords, type TaskStore } from "../store/mod.ts";
+import { stateWords } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
@@ -32,9 +30,10 @@ import {
   startedAnyway,
   workerNet,
 } from "./_launch.ts";
-import { HANDOVER_MS, handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
+import { runTaskHere } from "./_run_here.ts";
+import { handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
 import { drain, getTask, sweep, workerGone, workerPid } from "./_liveness.ts";
-import { agentIdOf, appendLog } from "./_helpers.ts";
+import { agentIdOf } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
 import {
   checkApproved,
@@ -46,7 +45,6 @@ import {
 } from "./guards.ts";
 import {
   agentMessage,
-  failedUnexpectedly,
   type HarnessOption,
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
@@ -56,9 +54,6 @@ import {
   userMessage,
   workerAlive,
   type WorkerFence,
-  workerLog,
-  writePid,
-  writePidNamespace,
 } from "../runner/mod.ts";
 
 /** How long a cancel waits for a running task's worker to stop it. */
@@ -353,7 +348,7 @@ export class DelegationService {
     const lock = createTask(this.#s.deps, task, runHere);
     const waiting = { since, onTick: options.onTick, signal: options.signal };
     if (lock) {
-      return await this.#runHere(task, { entry, lock, perms, caller }, {
+      return await runTaskHere(this.#s, task, { entry, lock, perms, caller }, {
         ...waiting,
         seconds: options.waitSeconds ?? 0,
         reserveMs,
@@ -372,85 +367,6 @@ export class DelegationService {
     } catch (err) {
       throw startedAnyway(err, id);
     }
-  }
-
-  /**
-   * Runs a remote task in this process while the caller waits, holding the task folder's
-   * runner lock so that other processes see a live runner; its log is the worker's. When
-   * the wait ends first (its time is up, Ctrl-C, the terminal closes), the run hands the
-   * task over: once the remote task's id is saved, a worker is started that follows it
-   * without sending anything again.
-   */
-  async #runHere(
-    task: Task,
-    here: {
-      entry: EntryDocument;
-      lock: FileLock;
-      perms: (fence: WorkerFence) => SelfPermissions;
-      caller: Caller;
-    },
-    options: WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal },
-  ): Promise<Task> {
-    const { store, ctx } = this.#s.deps;
-    const dir = store.taskDir(task.id);
-    const log = workerLog(dir);
-    const deps = {
-      ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
-      store,
-      registry: this.#s.deps.registry,
-    };
-    const handover = new AbortController();
-    this.#s.runningHere.add(task.id);
-    try {
-      store.setWorkerPid(task.id, hostPid());
-      writePid(dir, hostPid());
-      writePidNamespace(dir);
-    } catch { /* the runner lock proves this process alive all the same */ }
-    const running = import("../runner/remote/mod.ts")
-      .then(({ runRemote }) =>
-        runRemote(deps, task, {
-          entry: here.entry,
-          handover: handover.signal,
-          handoverMs: HANDOVER_MS,
-        })
-      )
-      .catch((err) => failedUnexpectedly(deps, task.id, err));
-    const quit = () => stoppedByUser(deps, task.id);
-    options.quit?.addEventListener("abort", quit, { once: true });
-    let failure: { err: unknown } | undefined;
-    try {
-      await recordStart(ctx.home, task, here.caller);
-      // The handover and the worker's start end the wait rather than being added to it.
-      await waitTask(this.#s, task.id, options.seconds, options, running, options.reserveMs);
-    } catch (err) {
-      failure = { err: startedAnyway(err, task.id) };
-    }
-    handover.abort();
-    try {
-      // Settled, or handed over once the remote task's id is saved.
-      const ran = await running;
-      // The log ends as a worker's would: with how the task ended here.
-      deps.ctx.io.stderr.write(
-        `task ${task.id} ${
-          isFinal(ran.status.state) ? stateWords(ran.status.state) : "handed over to a worker"
-        }\n`,
-      );
-      if (!isFinal(ran.status.state)) {
-        try {
-          launchWorker(this.#s, ran, here.perms);
-        } catch (err) {
-          // No worker follows the remote task now: ask the agent to drop it.
-          await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
-          throw err;
-        }
-      }
-    } finally {
-      options.quit?.removeEventListener("abort", quit);
-      this.#s.runningHere.delete(task.id);
-      here.lock.release();
-    }
-    if (failure) throw failure.err;
-    return this.get(task.id);
   }
 
   /**
@@ -661,22 +577,4 @@ function replyParts(answer: string | readonly Part[]): Part[] {
   }
   for (const p of parts) if (typeof p.text === "string" && p.text.trim()) checkMessage(p.text);
   return parts;
-}
-
-/**
- * Records a task this process runs itself as stopped by the person (a second Ctrl-C), just
- * before the process ends: synchronous, and never throws.
- */
-function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): void {
-  try {
-    settle(
-      deps.store,
-      id,
-      "TASK_STATE_CANCELED",
-      "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
-        "agent was not told, and may have received the brief.",
-      deps.ctx,
-    );
-    deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);
-  } catch { /* the process ends anyway; the next look fails the task */ }
 }

@@ -1,0 +1,128 @@
+/**
+ * A remote task run in this process while the caller waits, and its handover to a worker
+ * when the wait ends first: a quick task then costs one process instead of two.
+ * @module
+ */
+import { type FileLock, hostPid } from "../core/system/mod.ts";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
+import type { Context, SelfPermissions } from "../core/mod.ts";
+import type { EntryDocument } from "../registry/mod.ts";
+import { stateWords, type TaskStore } from "../store/mod.ts";
+import {
+  failedUnexpectedly,
+  settle,
+  type WorkerFence,
+  workerLog,
+  writePid,
+  writePidNamespace,
+} from "../runner/mod.ts";
+import type { Caller } from "./caller.ts";
+import { appendLog } from "./_helpers.ts";
+import { launchWorker, recordStart, startedAnyway } from "./_launch.ts";
+import type { WaitOptions } from "./_options.ts";
+import type { ServiceState } from "./_state.ts";
+import { HANDOVER_MS, waitTask } from "./_wait.ts";
+
+/** What a run here holds and hands on: the agent, the runner lock, the worker's rights. */
+export interface RunHere {
+  entry: EntryDocument;
+  lock: FileLock;
+  perms: (fence: WorkerFence) => SelfPermissions;
+  caller: Caller;
+}
+
+/** How a run here waits: as the caller asked, less what it keeps back for the handover. */
+export type RunHereWait = WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal };
+
+/**
+ * Runs a remote task in this process while the caller waits, holding the task folder's
+ * runner lock so that other processes see a live runner; its log is the worker's. When
+ * the wait ends first (its time is up, Ctrl-C, the terminal closes), the run hands the
+ * task over: once the remote task's id is saved, a worker is started that follows it
+ * without sending anything again.
+ */
+export async function runTaskHere(
+  s: ServiceState,
+  task: Task,
+  here: RunHere,
+  options: RunHereWait,
+): Promise<Task> {
+  const { store, ctx } = s.deps;
+  const dir = store.taskDir(task.id);
+  const log = workerLog(dir);
+  const deps = {
+    ctx: { ...ctx, io: { ...ctx.io, stderr: { write: (t: string) => appendLog(log, t) } } },
+    store,
+    registry: s.deps.registry,
+  };
+  const handover = new AbortController();
+  s.runningHere.add(task.id);
+  try {
+    store.setWorkerPid(task.id, hostPid());
+    writePid(dir, hostPid());
+    writePidNamespace(dir);
+  } catch { /* the runner lock proves this process alive all the same */ }
+  const running = import("../runner/remote/mod.ts")
+    .then(({ runRemote }) =>
+      runRemote(deps, task, {
+        entry: here.entry,
+        handover: handover.signal,
+        handoverMs: HANDOVER_MS,
+      })
+    )
+    .catch((err) => failedUnexpectedly(deps, task.id, err));
+  const quit = () => stoppedByUser(deps, task.id);
+  options.quit?.addEventListener("abort", quit, { once: true });
+  let failure: { err: unknown } | undefined;
+  try {
+    await recordStart(ctx.home, task, here.caller);
+    // The handover and the worker's start end the wait rather than being added to it.
+    await waitTask(s, task.id, options.seconds, options, running, options.reserveMs);
+  } catch (err) {
+    failure = { err: startedAnyway(err, task.id) };
+  }
+  handover.abort();
+  try {
+    // Settled, or handed over once the remote task's id is saved.
+    const ran = await running;
+    // The log ends as a worker's would: with how the task ended here.
+    deps.ctx.io.stderr.write(
+      `task ${task.id} ${
+        isFinal(ran.status.state) ? stateWords(ran.status.state) : "handed over to a worker"
+      }\n`,
+    );
+    if (!isFinal(ran.status.state)) {
+      try {
+        launchWorker(s, ran, here.perms);
+      } catch (err) {
+        // No worker follows the remote task now: ask the agent to drop it.
+        await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
+        throw err;
+      }
+    }
+  } finally {
+    options.quit?.removeEventListener("abort", quit);
+    s.runningHere.delete(task.id);
+    here.lock.release();
+  }
+  if (failure) throw failure.err;
+  return s.self.get(task.id);
+}
+
+/**
+ * Records a task this process runs itself as stopped by the person (a second Ctrl-C), just
+ * before the process ends: synchronous, and never throws.
+ */
+function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): void {
+  try {
+    settle(
+      deps.store,
+      id,
+      "TASK_STATE_CANCELED",
+      "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
+        "agent was not told, and may have received the brief.",
+      deps.ctx,
+    );
+    deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);
+  } catch { /* the process ends anyway; the next look fails the task */ }
+}
