@@ -9,16 +9,9 @@
  * @module
  */
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
-import { isInterrupted, isTerminal, type Part, type Task } from "../a2a/tasks/mod.ts";
-import {
-  CATEGORIES,
-  isoSeconds,
-  ObservalError,
-  type SelfPermissions,
-  serverTarget,
-} from "../core/mod.ts";
+import { type Part, type Task } from "../a2a/tasks/mod.ts";
+import { isoSeconds, ObservalError, type SelfPermissions, serverTarget } from "../core/mod.ts";
 import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
-import { stateWords } from "../store/mod.ts";
 import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
@@ -30,68 +23,22 @@ import {
   startedAnyway,
   workerNet,
 } from "./_launch.ts";
+import { cancelTask } from "./_cancel.ts";
+import { replyTo } from "./_reply.ts";
 import { runTaskHere } from "./_run_here.ts";
 import { handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
-import { drain, getTask, sweep, workerGone, workerPid } from "./_liveness.ts";
+import { drain, getTask, sweep, workerGone } from "./_liveness.ts";
 import { agentIdOf } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
+import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
 import {
-  checkApproved,
-  checkBreadth,
-  checkCycle,
-  checkDepth,
-  checkMessage,
-  MAX_MESSAGE_CHARS,
-} from "./guards.ts";
-import {
-  agentMessage,
   type HarnessOption,
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
-  markChanged,
   remotePermissions,
-  settle,
   userMessage,
-  workerAlive,
   type WorkerFence,
 } from "../runner/mod.ts";
-
-/** How long a cancel waits for a running task's worker to stop it. */
-const CANCEL_WAIT_SECONDS = 15;
-
-/**
- * Exit code of a reply that lost a race: another reply was accepted first, or a cancel
- * claimed the question (see `observal help exit-codes`).
- */
-export const REPLY_REFUSED_EXIT = CATEGORIES.superseded.exit;
-
-/**
- * A reply that was not taken because the task stopped waiting for input while it was
- * being given: another reply was accepted first (`answered`) or a cancel got there first
- * (`canceled`). Nothing of it reached the agent. It has its own exit code,
- * {@linkcode REPLY_REFUSED_EXIT}, so a script can tell it from other refusals.
- */
-export class ReplyRefusedError extends ObservalError {
-  /** Why the reply was refused. */
-  readonly reason: "answered" | "canceled";
-
-  constructor(reason: "answered" | "canceled", taskId: string) {
-    const [message, remediation] = reason === "answered"
-      ? [
-        `Another reply to task ${taskId} was accepted first; yours was not sent`,
-        `Follow the task with \`observal delegate status ${taskId} --wait 60\`; if the agent ` +
-        "asks again, answer that question",
-      ]
-      : [
-        `Task ${taskId} was canceled while you replied; your reply was not sent`,
-        `If it still shows as waiting, \`observal delegate cancel ${taskId}\` finishes the ` +
-        "cancel; start a new delegation with `observal delegate run` if the work is needed",
-      ];
-    super("REPLY_REFUSED", message, { resource: taskId, remediation });
-    this.name = "ReplyRefusedError";
-    this.reason = reason;
-  }
-}
 
 /** One agent `find` returns. */
 export interface FoundAgent {
@@ -109,6 +56,7 @@ export interface FoundAgent {
   unavailable?: string;
 }
 
+export { REPLY_REFUSED_EXIT, ReplyRefusedError } from "./_reply.ts";
 export { WORKER_START_MS } from "./_liveness.ts";
 export { MAX_WAIT_SECONDS } from "./_wait.ts";
 export { MIN_FREE_BYTES } from "./_launch.ts";
@@ -423,78 +371,12 @@ export class DelegationService {
    * that a cancel beat. A task that was not waiting for input when the caller began gets a
    * FAILED_PRECONDITION error.
    */
-  async reply(
+  reply(
     id: string,
     answer: string | readonly Part[],
     options: ReplyOptions = {},
   ): Promise<Task> {
-    const { store, ctx } = this.#s.deps;
-    const since = options.since ?? ctx.clock.now();
-    const parts = replyParts(answer);
-    id = store.resolveId(id);
-    const task = this.get(id);
-    const meta = task.metadata.observal;
-    if (meta.kind !== "a2a" || !isInterrupted(task.status.state)) {
-      if (meta.kind === "a2a") {
-        const lost = lostRace(task, since);
-        if (lost) throw new ReplyRefusedError(lost, id);
-      }
-      throw new ObservalError(
-        "FAILED_PRECONDITION",
-        meta.kind === "a2a"
-          ? `Task ${id} is ${stateWords(task.status.state)}, not waiting for input, so it ` +
-            "takes no reply"
-          : "Only a remote task that is waiting for input can take a reply",
-        {
-          resource: id,
-          remediation: `Check it with \`observal delegate status ${id}\``,
-        },
-      );
-    }
-    options.signal?.throwIfAborted();
-    checkSpace(this.#s.deps);
-    const outcome = store.acceptReply(id, parts, (t) => {
-      // Keep the agent's question in the history, before the answer to it.
-      const question = t.status.message;
-      const history = t.history ?? [];
-      const asked = question?.role === "ROLE_AGENT" &&
-          !history.some((m) => m.messageId === question.messageId)
-        ? [question]
-        : [];
-      return {
-        ...t,
-        history: [...history, ...asked, {
-          messageId: crypto.randomUUID(),
-          role: "ROLE_USER",
-          parts: [...parts],
-          taskId: id,
-          contextId: t.contextId,
-        }],
-        status: {
-          state: "TASK_STATE_WORKING",
-          timestamp: isoSeconds(ctx.clock.now()),
-          message: agentMessage("Reply received; resuming.", id, t.contextId),
-        },
-        metadata: {
-          ...t.metadata,
-          observal: { ...t.metadata.observal, repliedAt: ctx.clock.now().toISOString() },
-        },
-      };
-    });
-    if (!outcome.accepted) {
-      throw new ReplyRefusedError(
-        outcome.reason === "not-waiting" ? "answered" : "canceled",
-        id,
-      );
-    }
-    markChanged(store, outcome.task);
-    const net = workerNet(this.#s.deps, meta.remoteUrl ?? "");
-    launchWorker(this.#s, outcome.task, (fence) => remotePermissions(ctx, net, fence));
-    return await this.wait(id, options.waitSeconds ?? 0, {
-      since,
-      onTick: options.onTick,
-      signal: options.signal,
-    });
+    return replyTo(this.#s, id, answer, options);
   }
 
   /**
@@ -504,77 +386,7 @@ export class DelegationService {
    * A running task is waited on for up to 15 s (`options` follow that wait, as in
    * {@linkcode DelegationService.wait}); a settled task is returned as it is.
    */
-  async cancel(id: string, options: WaitOptions = {}): Promise<Task> {
-    const { store, ctx } = this.#s.deps;
-    id = store.resolveId(id);
-    const task = this.get(id);
-    if (isTerminal(task.status.state)) return task;
-    const claimed = store.requestCancel(id);
-    const state = claimed.status.state;
-    if (isTerminal(state)) return claimed;
-    const deps = { ctx, store, registry: this.#s.deps.registry };
-    // The A2A client loads only when a remote agent must be told.
-    const cancelRemote = async (task: Task) =>
-      await (await import("../runner/remote/mod.ts")).cancelRemote(deps, task);
-    if (isInterrupted(state)) return await cancelRemote(claimed);
-    const pid = workerPid(this.#s, id);
-    if (pid !== undefined && !workerAlive(pid, id, store.taskDir(id))) {
-      // Nobody else will act on the request. A remote agent may still be working on it.
-      return claimed.metadata.observal.remoteTaskId
-        ? await cancelRemote(claimed)
-        : settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
-    }
-    // Running, or starting: the worker checks for the request before anything else.
-    const after = await this.wait(id, CANCEL_WAIT_SECONDS, options);
-    // The worker stopped for input before it saw the request: nothing runs now, so the
-    // agent is told here (the request still holds, so no reply got in meanwhile).
-    return isInterrupted(after.status.state) ? await cancelRemote(after) : after;
+  cancel(id: string, options: WaitOptions = {}): Promise<Task> {
+    return cancelTask(this.#s, id, options);
   }
-}
-
-/**
- * Why a reply to a remote task that is not waiting for input lost a race, if it did:
- * another reply was taken and the task is still working on it, or was taken after the
- * caller began (`since`); or a cancel settled the task after the caller began. Undefined
- * when the task simply was not waiting (never asked, or settled before the caller began).
- */
-function lostRace(task: Task, since: Date): "answered" | "canceled" | undefined {
-  const state = task.status.state;
-  const repliedAt = Date.parse(String(task.metadata.observal.repliedAt ?? ""));
-  if (!Number.isNaN(repliedAt) && (!isTerminal(state) || repliedAt >= since.getTime())) {
-    return "answered";
-  }
-  // Status times have whole seconds: compare with the second the caller began in.
-  const changed = Date.parse(task.status.timestamp ?? "");
-  if (state === "TASK_STATE_CANCELED" && changed >= Math.floor(since.getTime() / 1000) * 1000) {
-    return "canceled";
-  }
-  return undefined;
-}
-
-/** A reply as A2A parts, checked: something to say, and not too much of it. */
-function replyParts(answer: string | readonly Part[]): Part[] {
-  const parts: Part[] = typeof answer === "string" ? [{ text: answer }] : [...answer];
-  const said = parts.some((p) =>
-    (typeof p.text === "string" && p.text.trim() !== "") || p.data !== undefined
-  );
-  if (!said) {
-    throw new ObservalError("INVALID_ARGUMENT", "The reply is empty", {
-      remediation: "Answer the agent's question in the message, or pass data",
-    });
-  }
-  const size = parts.reduce(
-    (n, p) =>
-      n + (p.text?.length ?? 0) + (p.data === undefined ? 0 : JSON.stringify(p.data).length),
-    0,
-  );
-  if (size > MAX_MESSAGE_CHARS) {
-    throw new ObservalError(
-      "INVALID_ARGUMENT",
-      `The reply is ${size} characters; at most ${MAX_MESSAGE_CHARS} are accepted`,
-      { remediation: "Shorten the answer, or point the agent at files instead of pasting them" },
-    );
-  }
-  for (const p of parts) if (typeof p.text === "string" && p.text.trim()) checkMessage(p.text);
-  return parts;
 }
