@@ -4,58 +4,26 @@
  * worker's side (runs, the worker process and its fence, the sandbox, reaping) is
  * lib/runner.
  *
- * One module past 400 lines: one class whose verbs share the workers this process launched
- * and the tasks it runs itself; splitting the verbs apart means passing that state around.
+ * The class is the public surface. Its verbs' work is in plain functions beside it, which
+ * take the service's one state object (`_state.ts`) or just what they need: finding
+ * (`_find.ts`), starting (`_start.ts`, `_launch.ts`, `_run_here.ts`), following
+ * (`_wait.ts`, `_liveness.ts`), replying (`_reply.ts`) and cancelling (`_cancel.ts`).
  * @module
  */
-import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
-import { type Part, type Task } from "../a2a/tasks/mod.ts";
-import { isoSeconds, ObservalError, type SelfPermissions, serverTarget } from "../core/mod.ts";
-import { type EntryDocument, pinnedEndpoint, type RegistryClient } from "../registry/mod.ts";
-import { type Caller, DEFAULT_MAX_DEPTH, resolveCaller } from "./caller.ts";
+import type { Part, Task } from "../a2a/tasks/mod.ts";
+import { serverTarget } from "../core/mod.ts";
+import { type Caller, resolveCaller } from "./caller.ts";
 import type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
-import {
-  checkSpace,
-  createTask,
-  launchWorker,
-  recordStart,
-  startedAnyway,
-  workerNet,
-} from "./_launch.ts";
+import { findAgents, type FoundAgent } from "./_find.ts";
+import { startTask } from "./_start.ts";
 import { cancelTask } from "./_cancel.ts";
 import { replyTo } from "./_reply.ts";
-import { runTaskHere } from "./_run_here.ts";
-import { handoverReserveMs, waitBudgetMs, waitTask } from "./_wait.ts";
+import { waitTask } from "./_wait.ts";
 import { drain, getTask, sweep, workerGone } from "./_liveness.ts";
-import { agentIdOf } from "./_helpers.ts";
 import { workspaceRootOf } from "../workspace/roots/mod.ts";
-import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
-import {
-  type HarnessOption,
-  LOCAL_TIMEOUT_SECONDS,
-  localPermissions,
-  remotePermissions,
-  userMessage,
-  type WorkerFence,
-} from "../runner/mod.ts";
 
-/** One agent `find` returns. */
-export interface FoundAgent {
-  identifier: string;
-  name: string;
-  kind: "agent" | "a2a";
-  description?: string;
-  score?: number;
-  version?: string;
-  harnesses?: string[];
-  ref?: string;
-  /** Whether it can take a task from here (a registry Agent needs a usable harness). */
-  delegable: boolean;
-  /** What is missing when it cannot. */
-  unavailable?: string;
-}
-
+export type { FoundAgent } from "./_find.ts";
 export { REPLY_REFUSED_EXIT, ReplyRefusedError } from "./_reply.ts";
 export { WORKER_START_MS } from "./_liveness.ts";
 export { MAX_WAIT_SECONDS } from "./_wait.ts";
@@ -104,217 +72,17 @@ export class DelegationService {
    * Approved, delegable agents that match a task description. When `signal` aborts, the
    * search ends at once and this throws the signal's reason.
    */
-  async find(
+  find(
     text: string,
     limit = 5,
     { signal }: { signal?: AbortSignal } = {},
   ): Promise<FoundAgent[]> {
-    if (!text.trim()) {
-      throw new ObservalError("INVALID_ARGUMENT", "Describe the task to find an agent for it");
-    }
-    const res = await this.#registry(signal).search({
-      query: {
-        text: text.slice(0, 2000),
-        filter: {
-          type: ["application/vnd.observal.agent+json", A2A_AGENT_CARD_MEDIA_TYPE],
-          "obs:lifecycle": ["approved"],
-        },
-      },
-      federation: "none",
-      pageSize: Math.min(100, Math.max(3 * limit, 10)),
-    });
-    // Harness facts load only for commands that need them.
-    const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
-    signal?.throwIfAborted();
-    let options: HarnessOption[] | undefined;
-    return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
-      const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
-      // A registry Agent runs here only if some harness it supports is installed here.
-      const here = kind === "agent"
-        ? runnableHere(
-          r["obs:supportedHarnesses"] ?? [],
-          options ??= harnessOptions(this.#s.deps.ctx.env, this.#s.deps.ctx.cwd),
-        )
-        : { runnable: true as const };
-      return {
-        identifier: r.identifier,
-        name: r.displayName,
-        kind,
-        description: r.description,
-        score: r.score,
-        version: r.version,
-        harnesses: r["obs:supportedHarnesses"],
-        ref: r["obs:nativeRef"],
-        delegable: here.runnable,
-        unavailable: here.runnable ? undefined : here.missing,
-      };
-    });
-  }
-
-  /** The registry client, its calls ended at once when `signal` aborts. */
-  #registry(signal?: AbortSignal): RegistryClient {
-    const registry = this.#s.deps.registry();
-    return signal ? registry.withSignal(signal) : registry;
-  }
-
-  /** Resolves a reference to the registry's current entry document. */
-  async #resolve(ref: string, signal?: AbortSignal): Promise<EntryDocument> {
-    const registry = this.#registry(signal);
-    try {
-      // An identifier, an Agent's namespace/name or UUID, or a unique prefix of either.
-      return await registry.resolveEntry(ref);
-    } catch (err) {
-      signal?.throwIfAborted();
-      if (err instanceof ObservalError && err.code === "NOT_FOUND") {
-        throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
-          remediation: "Find one with `observal delegate find <what you need>`",
-          resource: ref,
-        });
-      }
-      throw err;
-    }
+    return findAgents(this.#s.deps, text, limit, signal);
   }
 
   /** Guards, then a new task and its worker. Nothing runs when a guard refuses. */
-  async start(ref: string, message: string, options: StartOptions): Promise<Task> {
-    const { ctx, store } = this.#s.deps;
-    const since = options.since ?? ctx.clock.now();
-    const caller = options.caller;
-    checkMessage(message);
-    checkDepth(caller);
-    if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
-    const entry = await this.#resolve(ref, options.signal);
-    checkApproved(entry, ref);
-    const identifier = entry.identifier;
-    const name = entry.displayName ?? ref;
-    const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
-    const agentId = isA2a ? undefined : agentIdOf(identifier);
-    checkCycle(caller, { identifier, agentId, name });
-    this.sweep();
-
-    let kindMeta: Record<string, unknown>;
-    // Whether this process may run the remote task itself (`options.runHere`).
-    let runHere = false;
-    let reserveMs = 0;
-    // What the worker may touch, once its task folder is known.
-    let perms: (fence: WorkerFence) => SelfPermissions;
-    if (isA2a) {
-      if (options.harness) {
-        throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
-          remediation: `${name} is a remote agent; drop --harness`,
-        });
-      }
-      const pinned = pinnedEndpoint(entry);
-      const iface = pinned?.iface;
-      if (!iface) {
-        throw new ObservalError(
-          "FAILED_PRECONDITION",
-          `${name} has no callable JSON-RPC endpoint`,
-          {
-            remediation: "Ask its owner to publish a JSONRPC interface in the Agent Card",
-          },
-        );
-      }
-      kindMeta = { kind: "a2a", remoteUrl: iface.url };
-      if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-        const elapsedMs = ctx.clock.now().getTime() - since.getTime();
-        reserveMs = handoverReserveMs(elapsedMs);
-        // A run here needs some of the wait left once the handover is kept back.
-        runHere = pinned?.card.capabilities?.streaming !== true &&
-          waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
-      }
-      // The worker may reach the agent's endpoint and the configured registry, nothing else.
-      const net = workerNet(this.#s.deps, iface.url);
-      perms = (fence) => remotePermissions(ctx, net, fence);
-    } else {
-      if (!agentId) {
-        throw new ObservalError(
-          "INVALID_ARGUMENT",
-          `Could not tell which registry agent ${identifier} names`,
-          { remediation: "Pass the identifier from `observal delegate find` (urn:air:...)" },
-        );
-      }
-      const supported = entry["obs:supportedHarnesses"] ?? [];
-      const { chooseHarness, harnessOptions } = await import("../runner/runnable/mod.ts");
-      const choice = chooseHarness({
-        supported,
-        preferred: caller.harness,
-        required: options.harness,
-        options: harnessOptions(ctx.env, ctx.cwd),
-        agentName: name,
-      });
-      const { chooseTaskSandbox } = await import("../runner/sandbox/mod.ts");
-      const sandbox = await chooseTaskSandbox(ctx, options.sandbox, choice.key);
-      kindMeta = {
-        kind: "agent",
-        agentId,
-        harness: choice.key,
-        nativeRef: entry["obs:nativeRef"],
-        sandbox: sandbox.kind,
-        sandboxMounts: sandbox.mounts,
-        notes: sandbox.notice ? [sandbox.notice] : undefined,
-      };
-      // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
-      const sessionDir = choice.key === "pi"
-        ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
-        : undefined;
-      const net = workerNet(this.#s.deps);
-      perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
-    }
-    // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
-    options.signal?.throwIfAborted();
-    checkSpace(this.#s.deps);
-
-    const now = ctx.clock.now();
-    const id = crypto.randomUUID();
-    const contextId = crypto.randomUUID();
-    const meta: Record<string, unknown> = {
-      target: identifier,
-      targetName: name,
-      version: entry.version,
-      digest: entry["obs:artifactDigest"],
-      parentHarness: caller.harness,
-      parentAgentId: caller.agentId,
-      parentTaskId: caller.parentTaskId,
-      depth: caller.depth,
-      maxDepth: caller.maxDepth ?? DEFAULT_MAX_DEPTH,
-      chain: caller.chain,
-      cwd: ctx.cwd,
-      createdAt: isoSeconds(now),
-      timeoutSeconds: options.timeoutSeconds ?? (isA2a ? undefined : LOCAL_TIMEOUT_SECONDS),
-      ...kindMeta,
-    };
-    for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
-    const task: Task = {
-      id,
-      contextId,
-      status: { state: "TASK_STATE_SUBMITTED", timestamp: isoSeconds(now) },
-      history: [userMessage(message, id, contextId)],
-      artifacts: [],
-      metadata: { observal: meta as Task["metadata"]["observal"] },
-    };
-    const lock = createTask(this.#s.deps, task, runHere);
-    const waiting = { since, onTick: options.onTick, signal: options.signal };
-    if (lock) {
-      return await runTaskHere(this.#s, task, { entry, lock, perms, caller }, {
-        ...waiting,
-        seconds: options.waitSeconds ?? 0,
-        reserveMs,
-        quit: options.quit,
-      });
-    }
-    try {
-      launchWorker(this.#s, task, perms);
-    } finally {
-      // Written once the worker is starting, so the two overlap; a failed launch is
-      // recorded too.
-      await recordStart(ctx.home, task, caller);
-    }
-    try {
-      return await this.wait(id, options.waitSeconds ?? 0, waiting);
-    } catch (err) {
-      throw startedAnyway(err, id);
-    }
+  start(ref: string, message: string, options: StartOptions): Promise<Task> {
+    return startTask(this.#s, ref, message, options);
   }
 
   /**

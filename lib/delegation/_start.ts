@@ -1,0 +1,179 @@
+/**
+ * Starting a task: every guard first, then the task built from the agent's entry, with
+ * what its worker may touch, and either a worker for it or a run in this process.
+ * @module
+ */
+import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
+import type { Task } from "../a2a/tasks/mod.ts";
+import { isoSeconds, ObservalError, type SelfPermissions } from "../core/mod.ts";
+import { pinnedEndpoint } from "../registry/mod.ts";
+import { DEFAULT_MAX_DEPTH } from "./caller.ts";
+import { resolveAgent } from "./_find.ts";
+import type { StartOptions } from "./_options.ts";
+import type { ServiceState } from "./_state.ts";
+import {
+  checkSpace,
+  createTask,
+  launchWorker,
+  recordStart,
+  startedAnyway,
+  workerNet,
+} from "./_launch.ts";
+import { runTaskHere } from "./_run_here.ts";
+import { handoverReserveMs, waitBudgetMs } from "./_wait.ts";
+import { agentIdOf } from "./_helpers.ts";
+import { checkApproved, checkBreadth, checkCycle, checkDepth, checkMessage } from "./guards.ts";
+import {
+  LOCAL_TIMEOUT_SECONDS,
+  localPermissions,
+  remotePermissions,
+  userMessage,
+  type WorkerFence,
+} from "../runner/mod.ts";
+
+/** The service's `start`: nothing runs when a guard refuses. */
+export async function startTask(
+  s: ServiceState,
+  ref: string,
+  message: string,
+  options: StartOptions,
+): Promise<Task> {
+  const { ctx, store } = s.deps;
+  const since = options.since ?? ctx.clock.now();
+  const caller = options.caller;
+  checkMessage(message);
+  checkDepth(caller);
+  if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
+  const entry = await resolveAgent(s.deps, ref, options.signal);
+  checkApproved(entry, ref);
+  const identifier = entry.identifier;
+  const name = entry.displayName ?? ref;
+  const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
+  const agentId = isA2a ? undefined : agentIdOf(identifier);
+  checkCycle(caller, { identifier, agentId, name });
+  s.self.sweep();
+
+  let kindMeta: Record<string, unknown>;
+  // Whether this process may run the remote task itself (`options.runHere`).
+  let runHere = false;
+  let reserveMs = 0;
+  // What the worker may touch, once its task folder is known.
+  let perms: (fence: WorkerFence) => SelfPermissions;
+  if (isA2a) {
+    if (options.harness) {
+      throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
+        remediation: `${name} is a remote agent; drop --harness`,
+      });
+    }
+    const pinned = pinnedEndpoint(entry);
+    const iface = pinned?.iface;
+    if (!iface) {
+      throw new ObservalError(
+        "FAILED_PRECONDITION",
+        `${name} has no callable JSON-RPC endpoint`,
+        {
+          remediation: "Ask its owner to publish a JSONRPC interface in the Agent Card",
+        },
+      );
+    }
+    kindMeta = { kind: "a2a", remoteUrl: iface.url };
+    if (options.runHere && (options.waitSeconds ?? 0) > 0) {
+      const elapsedMs = ctx.clock.now().getTime() - since.getTime();
+      reserveMs = handoverReserveMs(elapsedMs);
+      // A run here needs some of the wait left once the handover is kept back.
+      runHere = pinned?.card.capabilities?.streaming !== true &&
+        waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
+    }
+    // The worker may reach the agent's endpoint and the configured registry, nothing else.
+    const net = workerNet(s.deps, iface.url);
+    perms = (fence) => remotePermissions(ctx, net, fence);
+  } else {
+    if (!agentId) {
+      throw new ObservalError(
+        "INVALID_ARGUMENT",
+        `Could not tell which registry agent ${identifier} names`,
+        { remediation: "Pass the identifier from `observal delegate find` (urn:air:...)" },
+      );
+    }
+    const supported = entry["obs:supportedHarnesses"] ?? [];
+    const { chooseHarness, harnessOptions } = await import("../runner/runnable/mod.ts");
+    const choice = chooseHarness({
+      supported,
+      preferred: caller.harness,
+      required: options.harness,
+      options: harnessOptions(ctx.env, ctx.cwd),
+      agentName: name,
+    });
+    const { chooseTaskSandbox } = await import("../runner/sandbox/mod.ts");
+    const sandbox = await chooseTaskSandbox(ctx, options.sandbox, choice.key);
+    kindMeta = {
+      kind: "agent",
+      agentId,
+      harness: choice.key,
+      nativeRef: entry["obs:nativeRef"],
+      sandbox: sandbox.kind,
+      sandboxMounts: sandbox.mounts,
+      notes: sandbox.notice ? [sandbox.notice] : undefined,
+    };
+    // A Pi run's session file is written where Pi keeps its sessions, before Pi starts.
+    const sessionDir = choice.key === "pi"
+      ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
+      : undefined;
+    const net = workerNet(s.deps);
+    perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
+  }
+  // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
+  options.signal?.throwIfAborted();
+  checkSpace(s.deps);
+
+  const now = ctx.clock.now();
+  const id = crypto.randomUUID();
+  const contextId = crypto.randomUUID();
+  const meta: Record<string, unknown> = {
+    target: identifier,
+    targetName: name,
+    version: entry.version,
+    digest: entry["obs:artifactDigest"],
+    parentHarness: caller.harness,
+    parentAgentId: caller.agentId,
+    parentTaskId: caller.parentTaskId,
+    depth: caller.depth,
+    maxDepth: caller.maxDepth ?? DEFAULT_MAX_DEPTH,
+    chain: caller.chain,
+    cwd: ctx.cwd,
+    createdAt: isoSeconds(now),
+    timeoutSeconds: options.timeoutSeconds ?? (isA2a ? undefined : LOCAL_TIMEOUT_SECONDS),
+    ...kindMeta,
+  };
+  for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
+  const task: Task = {
+    id,
+    contextId,
+    status: { state: "TASK_STATE_SUBMITTED", timestamp: isoSeconds(now) },
+    history: [userMessage(message, id, contextId)],
+    artifacts: [],
+    metadata: { observal: meta as Task["metadata"]["observal"] },
+  };
+  const lock = createTask(s.deps, task, runHere);
+  const waiting = { since, onTick: options.onTick, signal: options.signal };
+  if (lock) {
+    return await runTaskHere(s, task, { entry, lock, perms, caller }, {
+      ...waiting,
+      seconds: options.waitSeconds ?? 0,
+      reserveMs,
+      quit: options.quit,
+    });
+  }
+  try {
+    launchWorker(s, task, perms);
+  } finally {
+    // Written once the worker is starting, so the two overlap; a failed launch is
+    // recorded too.
+    await recordStart(ctx.home, task, caller);
+  }
+  try {
+    return await s.self.wait(id, options.waitSeconds ?? 0, waiting);
+  } catch (err) {
+    throw startedAnyway(err, id);
+  }
+}
