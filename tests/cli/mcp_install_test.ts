@@ -56,6 +56,11 @@ for (
       const found = findDelegationEntry(harness as HarnessKey, scope, env, project);
       assert.ok(found.entry, `no entry in ${found.path}: ${readFileSync(found.path, "utf8")}`);
       assert.equal(found.entry.env.OBSERVAL_HOME, env.OBSERVAL_HOME);
+      // A server that lives as long as the harness keeps V8's young generation small.
+      assert.ok(
+        found.entry.args.includes("--v8-flags=--max-semi-space-size=1"),
+        found.entry.args.join(" "),
+      );
       // Spawned exactly as the harness would: its command and args, the file's env over a
       // bare environment with the system Node (older than observal needs) first on PATH.
       const probe = await probeMcpServer({
