@@ -70,8 +70,22 @@ interface Reading {
 
 function argv(runtime: Runtime, args: string[]): string[] {
   if (runtime === "deno") {
-    const probe = values.probe ? ["--v8-flags=--expose-gc", `--preload=${PROBE}`] : [];
-    return [DENO, "run", "-A", ...probe, join(ROOT, "main.ts"), ...args];
+    // As users start them: `delegate mcp` from the entry a source checkout writes (with a
+    // small young generation, as the compiled binaries have it); `registry serve` from a
+    // plain `deno run`, the case without it.
+    const v8 = [
+      ...args[0] === "delegate" && args[1] === "mcp" ? ["--max-semi-space-size=1"] : [],
+      ...values.probe ? ["--expose-gc"] : [],
+    ];
+    return [
+      DENO,
+      "run",
+      "-A",
+      ...v8.length ? [`--v8-flags=${v8.join(",")}`] : [],
+      ...values.probe ? [`--preload=${PROBE}`] : [],
+      join(ROOT, "main.ts"),
+      ...args,
+    ];
   }
   const probe = values.probe ? ["--expose-gc", `--import=${PROBE}`] : [];
   const flags = values["node-flags"]!.split(" ").filter(Boolean);
