@@ -58,9 +58,15 @@ Deno.test(`${ROUNDS} rounds of two concurrent \`delegate reply\` processes: one 
     for (let round = 0; round < ROUNDS; round++) {
       const task = await ask(pg, `Round ${round}`);
       const answers = [`answer ${round}-a`, `answer ${round}-b`];
+      // The taken answer is held at the agent until both commands have ended: a command
+      // whose process is slow to start (a loaded machine) then still finds the task working
+      // on the other answer, as it would if it had started with it. Without the hold it
+      // could find the task already completed: a reply begun after that is told the task
+      // takes no reply (exit 6, tested below), which is right, but not this race.
+      const release = pg.agent.holdAnswers();
       const runs = await Promise.all(
         answers.map((a) => observal(pg, ["delegate", "reply", task.id, a, "--wait", "0"])),
-      );
+      ).finally(release);
       const taken = runs.flatMap((r, i) => r.code === 0 || r.code === 10 ? [i] : []);
       assert.equal(taken.length, 1, `round ${round}: ${JSON.stringify(runs)}`);
       const winner = taken[0];

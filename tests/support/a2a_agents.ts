@@ -150,6 +150,11 @@ export interface TestAgent {
   card: Record<string, unknown>;
   /** Replaces (or with `undefined` removes) the card override from now on. */
   setCardOverride(fn: ((card: Record<string, unknown>) => unknown) | undefined): void;
+  /**
+   * The `input` behaviour keeps every answered task working, not completed, until the
+   * returned function is called: a test can then act while the reply is surely in flight.
+   */
+  holdAnswers(): () => void;
   close(): Promise<void>;
 }
 
@@ -306,7 +311,10 @@ class AgentState {
   readonly requests: RecordedRequest[] = [];
   readonly canceled: string[] = [];
   readonly firstTexts = new Map<string, string>();
+  readonly closing: Array<() => void> = [];
   readonly waiters = new Map<string, () => void>();
+  /** While set, an answered `input` task waits for it before it completes. */
+  answersHeld: Promise<void> | undefined;
   override: ((card: Record<string, unknown>) => unknown) | undefined;
   readonly behaviour: AgentBehaviour;
 
@@ -336,8 +344,18 @@ class AgentState {
       setCardOverride: (fn) => {
         this.override = fn;
       },
+      holdAnswers: () => {
+        let release!: () => void;
+        this.answersHeld = new Promise((resolve) => release = resolve);
+        this.closing.push(release);
+        return () => {
+          this.answersHeld = undefined;
+          release();
+        };
+      },
       close: async () => {
         for (const id of [...this.waiters.keys()]) this.release(id);
+        for (const release of this.closing) release();
         await closeServer(server);
       },
     };
@@ -487,6 +505,7 @@ async function play(
         emit({ kind: "status", state: "input", text: INPUT_QUESTION });
         return;
       }
+      await state.answersHeld;
       emit({ kind: "artifact", text: `echo:${first} + ${turn.text}` });
       emit({ kind: "status", state: "completed" });
       return;
