@@ -14,6 +14,7 @@ import {
   versionText,
 } from "../core/mod.ts";
 import { dispatch, type Group, lazy } from "./command.ts";
+import { a2aGroup } from "./a2a/mod.ts";
 import { agentGroup } from "./agent/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
 import { mcpGroup } from "./mcp/mod.ts";
@@ -51,6 +52,7 @@ Run \`observal help exit-codes\` for what each exit code means.`,
     agentGroup,
     mcpGroup,
     registryGroup,
+    a2aGroup,
     sessionsGroup,
     lazy(
       "doctor",

@@ -1,7 +1,6 @@
 /** `observal registry serve`: the embedded registry over HTTP. */
-import process from "node:process";
-import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
-import { ipInRange, parseIpAddress, parseIpRange } from "../../net/mod.ts";
+import { homeFaultError, probeHome } from "../../core/mod.ts";
+import { isLoopback, listen } from "../listen.ts";
 import { type Command, int, str } from "../command.ts";
 import { note, say } from "../output.ts";
 
@@ -30,7 +29,6 @@ so rate limits apply per client rather than to the proxy.`,
   async run(inv, ctx) {
     const host = str(inv, "host")!;
     const port = int(inv, "port", 0, 65535);
-    const { serve } = await import("@hono/node-server");
     const { createRegistryApp, openRegistry, registryPath } = await import("../../server/mod.ts");
     // A registry that could not save a change would answer every write with an error:
     // a home that takes no writes stops it here, before it listens.
@@ -42,17 +40,7 @@ so rate limits apply per client rather than to the proxy.`,
       delegationCommand: ["observal", "delegate", "mcp"],
     });
     const app = createRegistryApp(state, { localAdmin: false });
-    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
-      s.once("error", (err: Error) =>
-        reject(
-          new ObservalError("UNAVAILABLE", `Cannot listen on ${host}:${port}: ${err.message}`, {
-            remediation: "Choose another --port, or stop whatever uses it",
-          }),
-        ));
-    });
-    const address = server.address();
-    const actual = typeof address === "object" && address ? address.port : port;
+    const server = await listen(app.fetch, host, port);
     const shown = host.includes(":") ? `[${host}]` : host;
     if (!isLoopback(host)) {
       // API keys travel in every request: off this machine they need TLS around them.
@@ -65,30 +53,11 @@ so rate limits apply per client rather than to the proxy.`,
           "deployment.trusted_proxies <proxy-ip>`) so rate limits see the real clients",
       );
     }
-    // Handle signals before announcing the URL: a supervisor may stop us as soon as it reads it.
-    const stopped = new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        server.close(() => resolve());
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
-    if (inv.json) say(ctx, JSON.stringify({ url: `http://${shown}:${actual}` }));
-    else say(ctx, `listening http://${shown}:${actual}`);
+    if (inv.json) say(ctx, JSON.stringify({ url: server.url }));
+    else say(ctx, `listening ${server.url}`);
     note(ctx, `Registry database: ${registryPath(ctx.home)}`);
-    await stopped;
+    await server.stopped();
     state.close();
     return 0;
   },
 };
-
-const LOOPBACK = [parseIpRange("127.0.0.0/8")!, parseIpRange("::1")!];
-
-/** True when only this machine can connect: `localhost`, 127.0.0.0/8 or ::1. */
-function isLoopback(host: string): boolean {
-  if (host.toLowerCase() === "localhost") return true;
-  const address = parseIpAddress(host);
-  return address !== null && LOOPBACK.some((range) => ipInRange(address, range));
-}

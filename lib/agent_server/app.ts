@@ -1,0 +1,144 @@
+/**
+ * The HTTP face of a served Agent: its card at `/.well-known/agent-card.json` and JSON-RPC
+ * at `/`, both protocol versions on one endpoint as @a2a-js/sdk's dual-version servers do
+ * it (a request naming `A2A-Version: 1.0` gets v1.0, one naming none or 0.3 gets v0.3).
+ * The SDK's request handler keeps the A2A tasks and their event streams; the executor runs
+ * each as a delegated task.
+ * @module
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { streamSSE } from "hono/streaming";
+import { AgentCard as SdkAgentCard } from "@a2a-js/sdk";
+import {
+  type AgentExecutor,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+} from "@a2a-js/sdk/server";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { hybridCard } from "./card.ts";
+
+/** Largest JSON-RPC request body taken, in bytes. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+const CARD_PATH = "/.well-known/agent-card.json";
+
+/** JSON-RPC's own error codes (the spec's, and A2A's). */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+type JsonRpcError = { code: number; message: string; data?: unknown };
+
+function rpcError(id: unknown, error: JsonRpcError) {
+  return { jsonrpc: "2.0", id: id ?? null, error };
+}
+
+/** What the app serves. */
+export interface AgentAppOptions {
+  /** The v1.0 card. */
+  card: Record<string, unknown>;
+  /** The JSON-RPC endpoint, as the card lists it. */
+  rpcUrl: string;
+  executor: AgentExecutor;
+}
+
+/**
+ * The Hono app for one served Agent.
+ *
+ * @param options the card, its endpoint and the executor that runs messages
+ * @returns the app (its `fetch` serves HTTP)
+ */
+export function createAgentApp(options: AgentAppOptions): Hono {
+  const typed = SdkAgentCard.fromJSON(options.card);
+  const handler = new DefaultRequestHandler(typed, new InMemoryTaskStore(), options.executor);
+  const v1 = new JsonRpcTransportHandler(handler);
+  const v03 = new LegacyJsonRpcTransportHandler(handler);
+  const app = new Hono();
+
+  app.get(CARD_PATH, (c) => {
+    const version = c.req.header("a2a-version");
+    const body = version && !version.startsWith("0.")
+      ? options.card
+      : hybridCard(options.card, options.rpcUrl);
+    c.header("Vary", "A2A-Version");
+    c.header("Cache-Control", "no-cache");
+    return c.json(body);
+  });
+
+  app.post(
+    "/",
+    bodyLimit({
+      maxSize: MAX_REQUEST_BYTES,
+      onError: (c) =>
+        c.json(
+          rpcError(null, {
+            code: INVALID_REQUEST,
+            message: `The request is larger than ${MAX_REQUEST_BYTES} bytes`,
+          }),
+          413,
+        ),
+    }),
+    async (c) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return c.json(rpcError(null, { code: PARSE_ERROR, message: "The body is not JSON" }));
+      }
+      const id = isRecord(body) ? body.id : null;
+      if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") {
+        return c.json(rpcError(id, {
+          code: INVALID_REQUEST,
+          message: 'Send one JSON-RPC 2.0 request: {"jsonrpc":"2.0","id":...,"method":...}',
+        }));
+      }
+      const requested = c.req.header("a2a-version") || "0.3";
+      const legacy = requested.startsWith("0.");
+      const context = new ServerCallContext({ requestedVersion: requested });
+      const mapError = legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+        : JsonRpcTransportHandler.mapToJSONRPCError;
+      let result: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
+      try {
+        validateVersion(requested, typed, "JSONRPC");
+        result = legacy
+          ? await v03.handle(body, context) as typeof result
+          : await v1.handle(body, context);
+      } catch (err) {
+        return c.json(rpcError(id, mapError(err)));
+      }
+      if (!isStream(result)) return c.json(result);
+      const iterator = result[Symbol.asyncIterator]();
+      // An error before the first event is a plain JSON-RPC answer, not a stream.
+      let first: IteratorResult<unknown>;
+      try {
+        first = await iterator.next();
+      } catch (err) {
+        return c.json(rpcError(id, mapError(err)));
+      }
+      return streamSSE(c, async (sse) => {
+        // A client that goes away ends its stream; the task itself runs on.
+        sse.onAbort(() => void iterator.return?.(undefined));
+        try {
+          for (let step = first; !step.done; step = await iterator.next()) {
+            await sse.writeSSE({ data: JSON.stringify(step.value) });
+          }
+        } catch (err) {
+          await sse.writeSSE({ data: JSON.stringify(rpcError(id, mapError(err))) });
+        }
+      });
+    },
+  );
+  return app;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isStream(v: unknown): v is AsyncGenerator<unknown> {
+  return typeof (v as AsyncGenerator<unknown>)?.[Symbol.asyncIterator] === "function";
+}

@@ -1,0 +1,261 @@
+/**
+ * Runs each message sent to a served Agent as a delegated task: the same start (guards,
+ * approval, harness and sandbox choice), the same detached worker (copy, install, harness,
+ * patch) and the same task store as `observal delegate run`, with the task's progress
+ * passed on to the A2A client as events.
+ * @module
+ */
+import {
+  Message as SdkMessage,
+  Task as SdkTask,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+} from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { isFinal, type Task } from "../a2a/tasks/mod.ts";
+import { ObservalError } from "../core/mod.ts";
+import type { DelegationService } from "../delegation/mod.ts";
+import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
+
+/** What the executor runs, and how many at once. */
+export interface ServedAgent {
+  /** The registry Agent's identifier, as resolved when the server started. */
+  identifier: string;
+  service: DelegationService;
+  /** Runs at once; later messages wait in SUBMITTED for a free slot. */
+  maxConcurrent: number;
+  /** Messages that may wait for a slot; one more is rejected. */
+  maxQueued: number;
+  /** Aborts when the server stops: waits end, and the tasks still running are canceled. */
+  signal: AbortSignal;
+  /** How each run starts, as `delegate run` takes it. */
+  run?: { harness?: string; sandbox?: string; timeoutSeconds?: number };
+}
+
+/** The text of a message's text parts. */
+function textOf(message: RequestContext["userMessage"]): string {
+  return message.parts
+    .flatMap((p) => p.content?.$case === "text" ? [p.content.value] : [])
+    .join("\n")
+    .trim();
+}
+
+/** A stored task's status as the A2A client sees it (no local metadata). */
+function statusEvent(taskId: string, contextId: string, task: Task) {
+  const status = { ...task.status };
+  if (status.message) status.message = { ...status.message, taskId, contextId };
+  return AgentEvent.statusUpdate(
+    TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status }),
+  );
+}
+
+/** A status of our own making (queueing, refusals), with an agent message. */
+function ownStatus(
+  taskId: string,
+  contextId: string,
+  state: Task["status"]["state"],
+  text: string,
+) {
+  return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
+    taskId,
+    contextId,
+    status: {
+      state,
+      timestamp: new Date().toISOString(),
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_AGENT",
+        taskId,
+        contextId,
+        parts: [{ text }],
+      },
+    },
+  }));
+}
+
+/** Slots for runs, and the line of messages waiting for one. */
+class Slots {
+  #free: number;
+  readonly #line: Array<() => void> = [];
+
+  constructor(size: number, readonly maxQueued: number) {
+    this.#free = size;
+  }
+
+  /** How many wait ahead of a newcomer; undefined when the line is full. */
+  place(): number | undefined {
+    if (this.#free > 0) return 0;
+    return this.#line.length < this.maxQueued ? this.#line.length : undefined;
+  }
+
+  /** Resolves with a slot (and its release), or with undefined when `signal` aborts. */
+  take(signal: AbortSignal): Promise<(() => void) | undefined> {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const next = this.#line.shift();
+      if (next) next();
+      else this.#free++;
+    };
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve) => {
+      const go = () => {
+        signal.removeEventListener("abort", stop);
+        resolve(release);
+      };
+      const stop = () => {
+        const at = this.#line.indexOf(go);
+        if (at >= 0) this.#line.splice(at, 1);
+        resolve(undefined);
+      };
+      if (signal.aborted) return resolve(undefined);
+      signal.addEventListener("abort", stop, { once: true });
+      this.#line.push(go);
+    });
+  }
+}
+
+/**
+ * The A2A executor for one served Agent.
+ *
+ * A2A task ids are this server's; each maps to the delegated task that runs it (kept in
+ * memory: a restarted server answers only for tasks sent to it since).
+ */
+export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
+  /** Cancels every delegated task still running (the server is stopping). */
+  cancelAll(): Promise<void>;
+} {
+  const { service } = agent;
+  const slots = new Slots(agent.maxConcurrent, agent.maxQueued);
+  /** A2A task id -> delegated task id, while it runs. */
+  const running = new Map<string, string>();
+  /** Each A2A task's cancel, until its run has ended: aborted when a client cancels it. */
+  const cancels = new Map<string, AbortController>();
+
+  async function execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = request;
+    const task = (state: Task["status"]["state"]) =>
+      AgentEvent.task(SdkTask.fromJSON({
+        id: taskId,
+        contextId,
+        status: { state, timestamp: new Date().toISOString() },
+        history: [{ ...SdkMessage.toJSON(request.userMessage) as object, taskId, contextId }],
+      }));
+    const end = (state: Task["status"]["state"], text: string) => {
+      bus.publish(ownStatus(taskId, contextId, state, text));
+      bus.finished();
+    };
+    if (request.task) {
+      // A run ends final or failed; it never waits for input (see the README).
+      bus.publish(AgentEvent.task(request.task));
+      return end(
+        "TASK_STATE_REJECTED",
+        "This task has ended; a served registry Agent does not continue a task. Send a new " +
+          "message (without taskId) to start another run.",
+      );
+    }
+    bus.publish(task("TASK_STATE_SUBMITTED"));
+    const brief = textOf(request.userMessage);
+    if (!brief) return end("TASK_STATE_REJECTED", "Send the brief as a text part.");
+    const ahead = slots.place();
+    if (ahead === undefined) {
+      return end(
+        "TASK_STATE_REJECTED",
+        `The server is busy: ${slots.maxQueued} messages already wait for a free run. Try ` +
+          "again later.",
+      );
+    }
+    if (ahead > 0) {
+      bus.publish(ownStatus(
+        taskId,
+        contextId,
+        "TASK_STATE_SUBMITTED",
+        `Waiting for a free run (${ahead} ahead).`,
+      ));
+    }
+    const canceled = new AbortController();
+    cancels.set(taskId, canceled);
+    const stop = AbortSignal.any([agent.signal, canceled.signal]);
+    const release = await slots.take(stop);
+    if (!release) {
+      cancels.delete(taskId);
+      return end("TASK_STATE_CANCELED", "Canceled before it started.");
+    }
+    try {
+      let started: Task;
+      try {
+        // Canceled while the Agent is looked up: no task is made.
+        started = await service.start(agent.identifier, brief, {
+          caller: service.caller(),
+          waitSeconds: 0,
+          signal: stop,
+          ...agent.run,
+        });
+      } catch (err) {
+        if (stop.aborted) return end("TASK_STATE_CANCELED", "Canceled before it started.");
+        const refused = err instanceof ObservalError;
+        return end(
+          refused ? "TASK_STATE_REJECTED" : "TASK_STATE_FAILED",
+          refused
+            ? [err.message, err.remediation].filter(Boolean).join(". ")
+            : "The run could not be started.",
+        );
+      }
+      running.set(taskId, started.id);
+      // A cancel that came while the task was being made finds it only now.
+      if (canceled.signal.aborted) await service.cancel(started.id).catch(() => {});
+      let shown = "";
+      const show = (t: Task) => {
+        // One event per change the client can see: the state and the status text.
+        const key = `${t.status.state}\n${JSON.stringify(t.status.message?.parts ?? [])}`;
+        if (key === shown || isFinal(t.status.state)) return;
+        shown = key;
+        bus.publish(statusEvent(taskId, contextId, t));
+      };
+      let last = started;
+      while (!isFinal(last.status.state) && !agent.signal.aborted) {
+        last = await service.wait(started.id, MAX_WAIT_SECONDS, {
+          onTick: show,
+          signal: agent.signal,
+        });
+      }
+      running.delete(taskId);
+      if (!isFinal(last.status.state)) return end("TASK_STATE_CANCELED", "The server stopped.");
+      for (const artifact of last.artifacts ?? []) {
+        bus.publish(AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }),
+        ));
+      }
+      bus.publish(statusEvent(taskId, contextId, last));
+      bus.finished();
+    } finally {
+      running.delete(taskId);
+      cancels.delete(taskId);
+      release();
+    }
+  }
+
+  return {
+    execute,
+    async cancelTask(taskId: string, _bus: ExecutionEventBus): Promise<void> {
+      // The run's own loop publishes the final state; here the cancel is only asked for.
+      cancels.get(taskId)?.abort();
+      const id = running.get(taskId);
+      if (id) await service.cancel(id, { signal: agent.signal }).catch(() => {});
+    },
+    async cancelAll(): Promise<void> {
+      await Promise.all(
+        [...running.values()].map((id) => service.cancel(id).catch(() => {})),
+      );
+    },
+  };
+}

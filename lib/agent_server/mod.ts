@@ -1,0 +1,9 @@
+/**
+ * `observal a2a serve`: an approved registry Agent as an A2A agent. Each message becomes a
+ * delegated task run by lib/runner exactly as `delegate run` runs one; the card and the
+ * JSON-RPC endpoint (A2A v1.0 and v0.3) come from @a2a-js/sdk's server pieces.
+ * @module
+ */
+export { createAgentApp, MAX_REQUEST_BYTES } from "./app.ts";
+export { hybridCard, PATCH_MEDIA_TYPE, servedCard } from "./card.ts";
+export { type ServedAgent, servedAgentExecutor } from "./executor.ts";

@@ -1,0 +1,196 @@
+/** `observal a2a serve`: one approved registry Agent as an A2A agent. */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
+import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
+import { checkApproved } from "../../delegation/mod.ts";
+import { choice, type Command, int, str } from "../command.ts";
+import { openService } from "../delegate/_service.ts";
+import { isLoopback, listen } from "../listen.ts";
+import { note, say } from "../output.ts";
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "Serve an approved registry Agent over A2A (v1.0 and v0.3 JSON-RPC)",
+  flags: {
+    agent: {
+      type: "string",
+      value: "AGENT",
+      description: "The registry Agent to serve (identifier, namespace/name or UUID)",
+    },
+    repo: {
+      type: "string",
+      value: "DIR",
+      description: "Repository each task works on, in a fresh copy (default: an empty folder)",
+    },
+    host: {
+      type: "string",
+      value: "HOST",
+      description: "Address to listen on (this machine only, for now)",
+      default: "127.0.0.1",
+    },
+    port: {
+      type: "string",
+      value: "PORT",
+      description: "Port (0 picks a free one)",
+      default: "8789",
+    },
+    "max-concurrent": {
+      type: "string",
+      value: "N",
+      description: "Runs at once (1-16); later messages wait their turn",
+      default: "2",
+    },
+    harness: {
+      type: "string",
+      short: "i",
+      value: "HARNESS",
+      description: "Harness the Agent must run in (default: the first one present here)",
+    },
+    sandbox: {
+      type: "string",
+      value: "MODE",
+      description: "Sandbox each run's harness: auto (where it works), on (refuse without), off",
+    },
+    timeout: {
+      type: "string",
+      value: "SECONDS",
+      description: "Longest one run may take (1-86400)",
+      default: "1800",
+    },
+  },
+  details: `The Agent's card is at <url>/.well-known/agent-card.json and its JSON-RPC endpoint
+at <url>/: A2A v1.0 for requests that send \`A2A-Version: 1.0\`, v0.3 for the others.
+Each message starts one run, exactly as \`observal delegate run\` runs the Agent: a fresh
+copy of --repo as it stands (committed or not), the Agent installed into it, its harness
+headless (sandboxed where it can be), and the answer back as the task's \`result\`
+artifact with the edits as a \`changes.patch\` artifact (text/x-diff). The runs are
+ordinary delegated tasks: \`observal delegate list\` shows them. A run does not continue
+in a later message; send a new one. Streaming (SendStreamingMessage, SubscribeToTask)
+is supported; push notifications are not yet.
+There is no authentication yet, so the server listens only on loopback addresses.
+The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
+still going.`,
+  async run(inv, ctx) {
+    const ref = str(inv, "agent");
+    if (!ref) {
+      throw new ObservalError("INVALID_ARGUMENT", "Name the registry Agent to serve", {
+        remediation: "Pass --agent <identifier> (see `observal delegate find`)",
+      });
+    }
+    const host = str(inv, "host")!;
+    if (!isLoopback(host)) {
+      throw new ObservalError(
+        "INVALID_ARGUMENT",
+        `a2a serve has no authentication yet, so it does not listen on ${host}`,
+        { remediation: "Serve on 127.0.0.1 (the default), ::1 or localhost" },
+      );
+    }
+    const port = int(inv, "port", 0, 65535);
+    const maxConcurrent = int(inv, "max-concurrent", 1, 16);
+    const timeoutSeconds = int(inv, "timeout", 1, 86_400);
+    const harness = str(inv, "harness") === undefined
+      ? undefined
+      : choice(inv, "harness", (await import("../../harness/facts/mod.ts")).headlessHarnesses(), {
+        normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
+      });
+    const sandbox = choice(inv, "sandbox", ["auto", "on", "off"]);
+    const fault = probeHome(ctx.home);
+    if (fault) throw homeFaultError(fault, ctx.home);
+
+    const given = str(inv, "repo");
+    const scratch = given === undefined ? emptyFolder() : undefined;
+    const cwd = scratch ?? repoFolder(given!);
+    const opened = openService({ ...ctx, cwd });
+    const stop = new AbortController();
+    try {
+      const entry = await opened.registry().resolveEntry(ref).catch((err) => {
+        if (err instanceof ObservalError && err.code === "NOT_FOUND") {
+          throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
+            remediation: "Find one with `observal delegate find <what you need>`",
+            resource: ref,
+          });
+        }
+        throw err;
+      });
+      if (entry.type === A2A_AGENT_CARD_MEDIA_TYPE) {
+        throw new ObservalError(
+          "INVALID_ARGUMENT",
+          `${entry.displayName ?? ref} is a remote A2A agent; only registry Agents are served`,
+          { remediation: "Its clients can call it at its own endpoint" },
+        );
+      }
+      checkApproved(entry, ref);
+      const { createAgentApp, servedAgentExecutor, servedCard } = await import(
+        "../../agent_server/mod.ts"
+      );
+      const executor = servedAgentExecutor({
+        identifier: entry.identifier,
+        service: opened.service,
+        maxConcurrent,
+        maxQueued: maxConcurrent * 8,
+        signal: stop.signal,
+        run: { harness, sandbox, timeoutSeconds },
+      });
+      // The card names the URL, which a free port makes known only once listening.
+      const late: { app?: ReturnType<typeof createAgentApp> } = {};
+      const server = await listen(
+        (request, env) =>
+          late.app ? late.app.fetch(request, env) : new Response(null, { status: 503 }),
+        host,
+        port,
+      );
+      const rpcUrl = `${server.url}/`;
+      late.app = createAgentApp({
+        card: servedCard(entry, { rpcUrl, providerUrl: server.url }),
+        rpcUrl,
+        executor,
+      });
+      const cardUrl = `${server.url}/.well-known/agent-card.json`;
+      if (inv.json) {
+        say(ctx, JSON.stringify({ url: server.url, card: cardUrl, agent: entry.identifier }));
+      } else say(ctx, `listening ${server.url}`);
+      note(ctx, `Serving ${entry.displayName ?? ref} ${entry.version ?? ""}: card at ${cardUrl}`);
+      note(ctx, `Runs work on ${scratch ? "an empty folder (no --repo)" : `a copy of ${cwd}`}`);
+      // Runs still going are canceled first, so none is left running for nobody.
+      await server.stopped(() => executor.cancelAll());
+      return 0;
+    } finally {
+      stop.abort();
+      await opened.service.drain();
+      opened.close();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The repository the runs copy, checked to be a folder. */
+function repoFolder(dir: string): string {
+  try {
+    if (statSync(dir).isDirectory()) return realpathSync(dir);
+  } catch { /* said below */ }
+  throw new ObservalError("INVALID_ARGUMENT", `--repo ${dir} is not a folder`, {
+    remediation: "Pass the path of a git repository",
+  });
+}
+
+/** An empty folder outside any repository, for runs without --repo. */
+function emptyFolder(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "observal-serve-")));
+  let inside = false;
+  try {
+    execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: dir, stdio: "ignore" });
+    inside = true;
+  } catch { /* not in a repository, or no git: an empty folder either way */ }
+  if (inside) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      `The temporary folder ${tmpdir()} is inside a git repository`,
+      { remediation: "Pass --repo, or set TMPDIR to a folder outside any repository" },
+    );
+  }
+  return dir;
+}

@@ -1,0 +1,268 @@
+/**
+ * `observal a2a serve` as its own process, called by the A2A SDKs' own clients
+ * (@a2a-js/sdk 1.3.0 for v1.0, 0.3.14 for v0.3): each message runs the registry Agent
+ * through a harness program in a fresh copy of the served repository, and the answer and
+ * the patch come back as artifacts; the served repository is never changed.
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
+import type { Task as V03Task } from "a2a-sdk-v03";
+import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
+import { MAIN } from "../support/process.ts";
+
+/** Edits the copy and answers as `claude -p --output-format json` does. */
+const EDITS = `#!/bin/sh
+cat > /dev/null
+printf 'three\\n' >> edit.txt
+printf '{"type":"result","result":"Added a line.","is_error":false,"session_id":"s1"}\\n'
+`;
+
+/** Answers only after its marker file appears, so a test can cancel it while it works. */
+const WAITS = `#!/bin/sh
+cat > /dev/null
+while [ ! -e "$HOME/go" ]; do sleep 0.05; done
+printf '{"type":"result","result":"Late.","is_error":false,"session_id":"s2"}\\n'
+`;
+
+interface Served {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+async function serve(pg: LocalPlayground, extra: string[] = []): Promise<Served> {
+  const child = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    MAIN,
+    "a2a",
+    "serve",
+    "--agent",
+    pg.identifier,
+    "--repo",
+    pg.repo,
+    "--port",
+    "0",
+    "--harness",
+    "claude-code",
+    ...extra,
+  ], { cwd: pg.root, env: pg.env as Record<string, string>, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d) => stderr += d);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", resolve);
+    exited.then((code) => reject(new Error(`a2a serve exited ${code}: ${stderr}`)));
+  });
+  const url = /^listening (http:\S+)$/.exec(first)?.[1];
+  assert.ok(url, first);
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    async stop() {
+      // process.kill: Deno's ChildProcess.kill() ends the child as if it had no handler.
+      process.kill(child.pid!, "SIGTERM");
+      return await exited;
+    },
+  };
+}
+
+function message(text: string) {
+  return SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
+  });
+}
+
+/** A message sent with returnImmediately: the answer is the task as soon as it exists. */
+function background(text: string) {
+  const request = message(text);
+  request.configuration = {
+    acceptedOutputModes: [],
+    historyLength: undefined,
+    returnImmediately: true,
+    taskPushNotificationConfig: undefined,
+  };
+  return request;
+}
+
+/** The pids of the harness program (the stand-in script itself) still running. */
+function running(pg: LocalPlayground): string {
+  const pattern = `^/bin/sh ${join(pg.bin, "claude")}`;
+  return spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.trim();
+}
+
+function texts(task: Task, name: string): string[] {
+  return (task.artifacts ?? []).filter((a) => a.name === name).flatMap((a) =>
+    a.parts.flatMap((p) => p.content?.$case === "text" ? [p.content.value] : [])
+  );
+}
+
+Deno.test("a2a serve: a v1.0 client's message runs the Agent; the answer and the patch come back, the repository stays as it was", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", EDITS);
+  const before = treeOf(pg.repo);
+  const served = await serve(pg);
+  try {
+    const card = await (await fetch(`${served.url}/.well-known/agent-card.json`, {
+      headers: { "A2A-Version": "1.0" },
+    })).json();
+    assert.equal(card.name, "fixer");
+    assert.equal(card.version, "1.0.0");
+    assert.deepEqual(
+      card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion),
+      ["1.0", "0.3"],
+    );
+    assert.equal(card.url, undefined, "a v1.0 request gets the plain v1.0 card");
+
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const task = await client.sendMessage(message("Add a third line to edit.txt.")) as Task;
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED, JSON.stringify(task.status));
+    assert.deepEqual(texts(task, "result"), ["Added a line."]);
+    const [patch] = texts(task, "changes.patch");
+    assert.match(patch, /^\+three$/m);
+    const again = await client.getTask({ tenant: "", id: task.id, historyLength: undefined });
+    assert.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED);
+    // The run is an ordinary delegated task of this home.
+    const list = await pg.json(["delegate", "list"]);
+    assert.equal((list.body.items as unknown[]).length, 1);
+    assert.deepEqual(treeOf(pg.repo), before);
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
+Deno.test("a2a serve: SendStreamingMessage streams the task, its progress, the artifacts and the end", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", EDITS);
+  const served = await serve(pg);
+  try {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const kinds: string[] = [];
+    const states: string[] = [];
+    for await (const event of client.sendMessageStream(message("Add a line."))) {
+      const payload = event.payload;
+      if (!payload) continue;
+      kinds.push(payload.$case);
+      const status = payload.$case === "task" || payload.$case === "statusUpdate"
+        ? payload.value.status
+        : undefined;
+      if (status) states.push(TaskState[status.state]);
+    }
+    assert.equal(kinds[0], "task");
+    assert.equal(states.at(-1), "TASK_STATE_COMPLETED", JSON.stringify(states));
+    assert.ok(states.includes("TASK_STATE_WORKING"), JSON.stringify(states));
+    assert.equal(kinds.filter((k) => k === "artifactUpdate").length, 2, JSON.stringify(kinds));
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
+Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0.3 shapes", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", EDITS);
+  const served = await serve(pg);
+  try {
+    const hybrid = await (await fetch(`${served.url}/.well-known/agent-card.json`)).json();
+    assert.equal(hybrid.protocolVersion, "0.3.0");
+    assert.equal(hybrid.url, `${served.url}/`);
+    const client = await new V03ClientFactory().createFromUrl(served.url);
+    const task = await client.sendMessage({
+      message: {
+        kind: "message",
+        messageId: crypto.randomUUID(),
+        role: "user",
+        parts: [{ kind: "text", text: "Add a third line." }],
+      },
+    }) as V03Task;
+    assert.equal(task.kind, "task");
+    assert.equal(task.status.state, "completed", JSON.stringify(task.status));
+    const patch = task.artifacts?.find((a) => a.name === "changes.patch");
+    assert.ok(patch, JSON.stringify(task.artifacts));
+    const part = patch.parts[0];
+    assert.ok(part.kind === "text" && /^\+three$/m.test(part.text));
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
+Deno.test("a2a serve: CancelTask ends a run that is working, and the child with it", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", WAITS);
+  const served = await serve(pg);
+  try {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const started = await client.sendMessage(background("Take your time.")) as Task;
+    assert.ok(started.id);
+    // Working: the harness program runs.
+    const harness = () => running(pg);
+    const deadline = Date.now() + 30_000;
+    while (harness() === "") {
+      assert.ok(Date.now() < deadline, "the harness program never started");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const canceled = await client.cancelTask(
+      { tenant: "", id: started.id, metadata: undefined },
+      // A lost cancel would leave this waiting for a run that never ends.
+      { signal: AbortSignal.timeout(30_000) },
+    );
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    const list = await pg.json(["delegate", "list"]);
+    assert.match(JSON.stringify(list.body), /CANCELED/);
+    assert.equal(harness(), "", "the harness program was ended with its task");
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
+Deno.test("a2a serve: a CancelTask sent at once, while the run is being set up, is not lost", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", WAITS);
+  const served = await serve(pg);
+  try {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    for (let round = 0; round < 3; round++) {
+      const started = await client.sendMessage(background("Take your time.")) as Task;
+      const canceled = await client.cancelTask(
+        { tenant: "", id: started.id, metadata: undefined },
+        // A lost cancel would leave this waiting for a run that never ends.
+        { signal: AbortSignal.timeout(30_000) },
+      );
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED, `round ${round}`);
+    }
+    const list = await pg.json(["delegate", "list"]);
+    for (const t of list.body.items as Array<{ status: { state: string } }>) {
+      assert.equal(t.status.state, "TASK_STATE_CANCELED");
+    }
+    assert.equal(running(pg), "", "no harness program is left");
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
+Deno.test("a2a serve refuses an address other machines reach, and a name the registry lacks", async () => {
+  const pg = await localPlayground();
+  try {
+    const open = await pg.observal(["a2a", "serve", "--agent", pg.identifier, "--host", "0.0.0.0"]);
+    assert.equal(open.code, 2, open.stderr);
+    assert.match(open.stderr, /no authentication yet/);
+    const missing = await pg.observal(["a2a", "serve", "--agent", "nobody", "--port", "0"]);
+    assert.equal(missing.code, 5, missing.stderr);
+    assert.match(missing.stderr, /No agent "nobody"/);
+  } finally {
+    await pg.close();
+  }
+});
