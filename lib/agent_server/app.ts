@@ -7,6 +7,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import { AgentCard as SdkAgentCard } from "@a2a-js/sdk";
@@ -30,7 +31,37 @@ const CARD_PATH = "/.well-known/agent-card.json";
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 
+const INVALID_PARAMS = -32602;
+
 type JsonRpcError = { code: number; message: string; data?: unknown };
+
+/** A JSON-RPC request's id: a string, a number or null (absent for a notification). */
+const RequestId = z.union([z.string(), z.number(), z.null()]).optional();
+
+/**
+ * What the SDK's handler lets through but the spec refuses with -32602 (A2A v1.0 §3.1.4):
+ * a negative `historyLength`, a `statusTimestampAfter` that is not a timestamp, a page
+ * size out of range. Only the fields named are checked; the handler checks the rest.
+ */
+const PARAM_CHECKS: Record<string, z.ZodType> = {
+  ListTasks: z.looseObject({
+    historyLength: z.number().int().min(0).optional(),
+    pageSize: z.number().int().min(1).max(100).optional(),
+    statusTimestampAfter: z.iso.datetime({ offset: true }).optional(),
+  }),
+  GetTask: z.looseObject({ historyLength: z.number().int().min(0).optional() }),
+  "tasks/get": z.looseObject({ historyLength: z.number().int().min(0).optional() }),
+};
+
+/** Why `params` of `method` are refused, or undefined when they pass. */
+function paramsProblem(method: string, params: unknown): string | undefined {
+  const check = PARAM_CHECKS[method];
+  if (!check || params === undefined) return undefined;
+  const parsed = check.safeParse(params);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return `params.${issue.path.join(".") || "(all)"}: ${issue.message}`;
+}
 
 function rpcError(id: unknown, error: JsonRpcError) {
   return { jsonrpc: "2.0", id: id ?? null, error };
@@ -88,13 +119,19 @@ export function createAgentApp(options: AgentAppOptions): Hono {
       } catch {
         return c.json(rpcError(null, { code: PARSE_ERROR, message: "The body is not JSON" }));
       }
-      const id = isRecord(body) ? body.id : null;
-      if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") {
+      const validId = isRecord(body) && RequestId.safeParse(body.id).success;
+      const id = validId ? (body as Record<string, unknown>).id : null;
+      if (
+        !isRecord(body) || !validId || body.jsonrpc !== "2.0" || typeof body.method !== "string"
+      ) {
         return c.json(rpcError(id, {
           code: INVALID_REQUEST,
-          message: 'Send one JSON-RPC 2.0 request: {"jsonrpc":"2.0","id":...,"method":...}',
+          message: 'Send one JSON-RPC 2.0 request: {"jsonrpc":"2.0","id":<string, number ' +
+            'or null>,"method":"..."}',
         }));
       }
+      const problem = paramsProblem(body.method, body.params);
+      if (problem) return c.json(rpcError(id, { code: INVALID_PARAMS, message: problem }));
       const requested = c.req.header("a2a-version") || "0.3";
       const legacy = requested.startsWith("0.");
       const context = new ServerCallContext({ requestedVersion: requested });

@@ -253,6 +253,47 @@ Deno.test("a2a serve: a CancelTask sent at once, while the run is being set up, 
   }
 });
 
+Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", async () => {
+  const pg = await localPlayground();
+  const served = await serve(pg);
+  try {
+    const post = async (body: string, version = "1.0") => {
+      const res = await fetch(`${served.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": version },
+        body,
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const rpc = (method: string, params: unknown, id: unknown = 1) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method, params });
+    const cases: Array<[string, string, number]> = [
+      ["not JSON", "{", -32700],
+      ["no jsonrpc version", JSON.stringify({ id: 1, method: "GetTask" }), -32600],
+      ["an object as id", rpc("SendMessage", {}, { bad: "type" }), -32600],
+      ["an unknown method", rpc("SendMessageXXX", {}), -32601],
+      ["a negative historyLength", rpc("ListTasks", { historyLength: -1 }), -32602],
+      ["a timestamp that is none", rpc("ListTasks", { statusTimestampAfter: "-1" }), -32602],
+      ["a page of 1000", rpc("ListTasks", { pageSize: 1000 }), -32602],
+      ["an unknown task", rpc("GetTask", { id: "nope" }), -32001],
+    ];
+    for (const [what, body, code] of cases) {
+      const r = await post(body);
+      assert.equal(r.body.error?.code, code, `${what}: ${JSON.stringify(r.body)}`);
+    }
+    const huge = await post(rpc("SendMessage", { pad: "x".repeat(2 * 1024 * 1024) }));
+    assert.equal(huge.status, 413);
+    assert.equal(huge.body.error.code, -32600);
+    const v03 = await post(rpc("tasks/get", { id: "nope" }), "0.3");
+    assert.equal(v03.body.error.code, -32001, JSON.stringify(v03.body));
+    const unsupported = await post(rpc("GetTask", { id: "x" }), "2.0");
+    assert.equal(unsupported.body.error.code, -32009, JSON.stringify(unsupported.body));
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
 Deno.test("a2a serve refuses an address other machines reach, and a name the registry lacks", async () => {
   const pg = await localPlayground();
   try {
