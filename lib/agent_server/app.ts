@@ -6,6 +6,7 @@
  * each as a delegated task.
  * @module
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
@@ -74,6 +75,8 @@ export interface AgentAppOptions {
   /** The JSON-RPC endpoint, as the card lists it. */
   rpcUrl: string;
   executor: AgentExecutor;
+  /** When set, JSON-RPC requests must carry `Authorization: Bearer <token>`; the card is public. */
+  token?: string;
 }
 
 /**
@@ -101,6 +104,22 @@ export function createAgentApp(options: AgentAppOptions): Hono {
 
   app.post(
     "/",
+    async (c, next) => {
+      if (
+        options.token === undefined || bearerMatches(c.req.header("authorization"), options.token)
+      ) {
+        return await next();
+      }
+      c.header("WWW-Authenticate", 'Bearer realm="observal"');
+      return c.json(
+        rpcError(null, {
+          code: INVALID_REQUEST,
+          message:
+            "This agent needs Authorization: Bearer <token> (the token its server was given)",
+        }),
+        401,
+      );
+    },
     bodyLimit({
       maxSize: MAX_REQUEST_BYTES,
       onError: (c) =>
@@ -170,6 +189,15 @@ export function createAgentApp(options: AgentAppOptions): Hono {
     },
   );
   return app;
+}
+
+/** Whether an Authorization header carries `token`, compared in constant time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) return false;
+  const given = createHash("sha256").update(match[1]).digest();
+  const wanted = createHash("sha256").update(token).digest();
+  return timingSafeEqual(given, wanted);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -15,7 +15,12 @@ export interface CardOptions {
   rpcUrl: string;
   /** Who provides the agent: the registry it was approved in, or this server. */
   providerUrl: string;
+  /** Callers must send `Authorization: Bearer <token>`. */
+  bearer?: boolean;
 }
+
+/** The name the card gives its one security scheme. */
+const SCHEME = "bearer";
 
 /** A card's skill id: the entry's name, lower-cased, with anything but [a-z0-9-] as "-". */
 function skillId(name: string): string {
@@ -43,6 +48,12 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
     ],
     provider: { organization: "observal", url: options.providerUrl },
     capabilities: { streaming: true, pushNotifications: false },
+    ...options.bearer
+      ? {
+        securitySchemes: { [SCHEME]: { httpAuthSecurityScheme: { scheme: "Bearer" } } },
+        securityRequirements: [{ schemes: { [SCHEME]: { list: [] } } }],
+      }
+      : {},
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain", PATCH_MEDIA_TYPE],
     skills: [{
@@ -62,5 +73,17 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
  * reads `supportedInterfaces` from it, as from any such "hybrid" card.
  */
 export function hybridCard(card: Record<string, unknown>, rpcUrl: string): Record<string, unknown> {
-  return { ...card, protocolVersion: "0.3.0", url: rpcUrl, preferredTransport: "JSONRPC" };
+  const out: Record<string, unknown> = {
+    ...card,
+    protocolVersion: "0.3.0",
+    url: rpcUrl,
+    preferredTransport: "JSONRPC",
+  };
+  // v0.3 spells the scheme with a `type`, and the requirement without the wrapper.
+  if (card.securitySchemes) {
+    delete out.securityRequirements;
+    out.securitySchemes = { [SCHEME]: { type: "http", scheme: "bearer" } };
+    out.security = [{ [SCHEME]: [] }];
+  }
+  return out;
 }

@@ -10,7 +10,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
-import { ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { chmodSync, writeFileSync } from "node:fs";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
@@ -294,12 +295,66 @@ Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", asyn
   }
 });
 
+Deno.test("a2a serve --token-file: the card declares bearer auth; requests without the token get 401, the SDK client with it gets the run", async () => {
+  const pg = await localPlayground();
+  pg.program("claude", EDITS);
+  const token = "s3cret-token-of-32-characters-xx";
+  const file = join(pg.root, "token");
+  writeFileSync(file, `${token}\n`, { mode: 0o644 });
+  const open = await pg.observal(["a2a", "serve", "--agent", pg.identifier, "--token-file", file]);
+  assert.equal(open.code, 2, open.stderr);
+  assert.match(open.stderr, /can be read by others.*\n.*chmod 600/s);
+  chmodSync(file, 0o600);
+  const served = await serve(pg, ["--token-file", file]);
+  try {
+    const v1 = await (await fetch(`${served.url}/.well-known/agent-card.json`, {
+      headers: { "A2A-Version": "1.0" },
+    })).json();
+    assert.deepEqual(v1.securitySchemes, {
+      bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } },
+    });
+    assert.deepEqual(v1.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
+    const v03 = await (await fetch(`${served.url}/.well-known/agent-card.json`)).json();
+    assert.deepEqual(v03.securitySchemes, { bearer: { type: "http", scheme: "bearer" } });
+    assert.deepEqual(v03.security, [{ bearer: [] }]);
+    for (const authorization of [undefined, "Bearer wrong-token-wrong-token-xx", token]) {
+      const res = await fetch(`${served.url}/`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "A2A-Version": "1.0",
+          ...authorization ? { authorization } : {},
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
+      });
+      assert.equal(res.status, 401, `Authorization: ${authorization}`);
+      assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer/);
+      await res.body?.cancel();
+    }
+    const withToken: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return fetch(input, { ...init, headers });
+    };
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: withToken })],
+      }),
+    ).createFromUrl(served.url);
+    const task = await client.sendMessage(message("Add a line.")) as Task;
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED, JSON.stringify(task.status));
+  } finally {
+    assert.equal(await served.stop(), 0, served.stderr());
+    await pg.close();
+  }
+});
+
 Deno.test("a2a serve refuses an address other machines reach, and a name the registry lacks", async () => {
   const pg = await localPlayground();
   try {
     const open = await pg.observal(["a2a", "serve", "--agent", pg.identifier, "--host", "0.0.0.0"]);
     assert.equal(open.code, 2, open.stderr);
-    assert.match(open.stderr, /no authentication yet/);
+    assert.match(open.stderr, /--token-file/);
     const missing = await pg.observal(["a2a", "serve", "--agent", "nobody", "--port", "0"]);
     assert.equal(missing.code, 5, missing.stderr);
     assert.match(missing.stderr, /No agent "nobody"/);

@@ -1,6 +1,7 @@
 /** `observal a2a serve`: one approved registry Agent as an A2A agent. */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
@@ -28,8 +29,13 @@ export const serveCommand: Command = {
     host: {
       type: "string",
       value: "HOST",
-      description: "Address to listen on (this machine only, for now)",
+      description: "Address to listen on (beyond loopback only with --token-file)",
       default: "127.0.0.1",
+    },
+    "token-file": {
+      type: "string",
+      value: "FILE",
+      description: "File holding the bearer token callers must send (private to you, 16+ chars)",
     },
     port: {
       type: "string",
@@ -70,7 +76,8 @@ artifact with the edits as a \`changes.patch\` artifact (text/x-diff). The runs 
 ordinary delegated tasks: \`observal delegate list\` shows them. A run does not continue
 in a later message; send a new one. Streaming (SendStreamingMessage, SubscribeToTask)
 is supported; push notifications are not yet.
-There is no authentication yet, so the server listens only on loopback addresses.
+With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
+stays public and declares it); only then may --host be an address other machines reach.
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
 still going.`,
   async run(inv, ctx) {
@@ -81,11 +88,13 @@ still going.`,
       });
     }
     const host = str(inv, "host")!;
-    if (!isLoopback(host)) {
+    const tokenFile = str(inv, "token-file");
+    const token = tokenFile === undefined ? undefined : readToken(tokenFile);
+    if (!isLoopback(host) && token === undefined) {
       throw new ObservalError(
         "INVALID_ARGUMENT",
-        `a2a serve has no authentication yet, so it does not listen on ${host}`,
-        { remediation: "Serve on 127.0.0.1 (the default), ::1 or localhost" },
+        `Without a token anyone who reaches ${host} could run the Agent, so it is not served there`,
+        { remediation: "Pass --token-file FILE, or serve on 127.0.0.1 (the default)" },
       );
     }
     const port = int(inv, "port", 0, 65535);
@@ -144,9 +153,10 @@ still going.`,
       );
       const rpcUrl = `${server.url}/`;
       late.app = createAgentApp({
-        card: servedCard(entry, { rpcUrl, providerUrl: server.url }),
+        card: servedCard(entry, { rpcUrl, providerUrl: server.url, bearer: token !== undefined }),
         rpcUrl,
         executor,
+        token,
       });
       const cardUrl = `${server.url}/.well-known/agent-card.json`;
       if (inv.json) {
@@ -154,6 +164,13 @@ still going.`,
       } else say(ctx, `listening ${server.url}`);
       note(ctx, `Serving ${entry.displayName ?? ref} ${entry.version ?? ""}: card at ${cardUrl}`);
       note(ctx, `Runs work on ${scratch ? "an empty folder (no --repo)" : `a copy of ${cwd}`}`);
+      if (!isLoopback(host)) {
+        note(
+          ctx,
+          `Warning: serving plain HTTP on ${host}; the token and the repository's code cross the ` +
+            "network unencrypted. Put a TLS-terminating reverse proxy in front",
+        );
+      }
       // Runs still going are canceled first, so none is left running for nobody.
       await server.stopped(() => executor.cancelAll());
       return 0;
@@ -165,6 +182,37 @@ still going.`,
     }
   },
 };
+
+/** Shortest token taken: a guessable one would open the Agent to anyone who can reach it. */
+const MIN_TOKEN_CHARS = 16;
+
+/** The bearer token in `file`: private to the user, one line, long enough. */
+function readToken(file: string): string {
+  let text: string;
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ObservalError("INVALID_ARGUMENT", `Cannot read --token-file ${file}: ${err}`, {
+      remediation: "Pass a file that holds the token",
+    });
+  }
+  if (process.platform !== "win32" && (mode & 0o077) !== 0) {
+    throw new ObservalError("INVALID_ARGUMENT", `--token-file ${file} can be read by others`, {
+      remediation: `Make it private: chmod 600 ${file}`,
+    });
+  }
+  const token = text.trim();
+  if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
+    throw new ObservalError(
+      "INVALID_ARGUMENT",
+      `--token-file ${file} must hold one token of at least ${MIN_TOKEN_CHARS} characters`,
+      { remediation: "Write a long random one, e.g. `openssl rand -hex 32 > FILE`" },
+    );
+  }
+  return token;
+}
 
 /** The repository the runs copy, checked to be a folder. */
 function repoFolder(dir: string): string {
