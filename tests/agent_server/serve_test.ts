@@ -77,6 +77,28 @@ async function serve(pg: LocalPlayground, extra: string[] = []): Promise<Served>
   };
 }
 
+/**
+ * Runs `fn` against `a2a serve` on a fresh playground whose harness program is `program`,
+ * then stops the server (which must exit 0) and cleans up.
+ */
+async function withServed(
+  program: string | undefined,
+  fn: (pg: LocalPlayground, served: Served) => Promise<void>,
+): Promise<void> {
+  const pg = await localPlayground();
+  try {
+    if (program) pg.program("claude", program);
+    const served = await serve(pg);
+    try {
+      await fn(pg, served);
+    } finally {
+      assert.equal(await served.stop(), 0, served.stderr());
+    }
+  } finally {
+    await pg.close();
+  }
+}
+
 function message(text: string) {
   return SendMessageRequest.fromJSON({
     message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
@@ -108,11 +130,8 @@ function texts(task: Task, name: string): string[] {
 }
 
 Deno.test("a2a serve: a v1.0 client's message runs the Agent; the answer and the patch come back, the repository stays as it was", async () => {
-  const pg = await localPlayground();
-  pg.program("claude", EDITS);
-  const before = treeOf(pg.repo);
-  const served = await serve(pg);
-  try {
+  await withServed(EDITS, async (pg, served) => {
+    const before = treeOf(pg.repo);
     const card = await (await fetch(`${served.url}/.well-known/agent-card.json`, {
       headers: { "A2A-Version": "1.0" },
     })).json();
@@ -136,17 +155,11 @@ Deno.test("a2a serve: a v1.0 client's message runs the Agent; the answer and the
     const list = await pg.json(["delegate", "list"]);
     assert.equal((list.body.items as unknown[]).length, 1);
     assert.deepEqual(treeOf(pg.repo), before);
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve: SendStreamingMessage streams the task, its progress, the artifacts and the end", async () => {
-  const pg = await localPlayground();
-  pg.program("claude", EDITS);
-  const served = await serve(pg);
-  try {
+  await withServed(EDITS, async (pg, served) => {
     const client = await new ClientFactory().createFromUrl(served.url);
     const kinds: string[] = [];
     const states: string[] = [];
@@ -163,17 +176,11 @@ Deno.test("a2a serve: SendStreamingMessage streams the task, its progress, the a
     assert.equal(states.at(-1), "TASK_STATE_COMPLETED", JSON.stringify(states));
     assert.ok(states.includes("TASK_STATE_WORKING"), JSON.stringify(states));
     assert.equal(kinds.filter((k) => k === "artifactUpdate").length, 2, JSON.stringify(kinds));
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0.3 shapes", async () => {
-  const pg = await localPlayground();
-  pg.program("claude", EDITS);
-  const served = await serve(pg);
-  try {
+  await withServed(EDITS, async (pg, served) => {
     const hybrid = await (await fetch(`${served.url}/.well-known/agent-card.json`)).json();
     assert.equal(hybrid.protocolVersion, "0.3.0");
     assert.equal(hybrid.url, `${served.url}/`);
@@ -192,17 +199,11 @@ Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0
     assert.ok(patch, JSON.stringify(task.artifacts));
     const part = patch.parts[0];
     assert.ok(part.kind === "text" && /^\+three$/m.test(part.text));
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve: CancelTask ends a run that is working, and the child with it", async () => {
-  const pg = await localPlayground();
-  pg.program("claude", WAITS);
-  const served = await serve(pg);
-  try {
+  await withServed(WAITS, async (pg, served) => {
     const client = await new ClientFactory().createFromUrl(served.url);
     const started = await client.sendMessage(background("Take your time.")) as Task;
     assert.ok(started.id);
@@ -222,17 +223,11 @@ Deno.test("a2a serve: CancelTask ends a run that is working, and the child with 
     const list = await pg.json(["delegate", "list"]);
     assert.match(JSON.stringify(list.body), /CANCELED/);
     assert.equal(harness(), "", "the harness program was ended with its task");
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve: a CancelTask sent at once, while the run is being set up, is not lost", async () => {
-  const pg = await localPlayground();
-  pg.program("claude", WAITS);
-  const served = await serve(pg);
-  try {
+  await withServed(WAITS, async (pg, served) => {
     const client = await new ClientFactory().createFromUrl(served.url);
     for (let round = 0; round < 3; round++) {
       const started = await client.sendMessage(background("Take your time.")) as Task;
@@ -248,16 +243,11 @@ Deno.test("a2a serve: a CancelTask sent at once, while the run is being set up, 
       assert.equal(t.status.state, "TASK_STATE_CANCELED");
     }
     assert.equal(running(pg), "", "no harness program is left");
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", async () => {
-  const pg = await localPlayground();
-  const served = await serve(pg);
-  try {
+  await withServed(undefined, async (pg, served) => {
     const post = async (body: string, version = "1.0") => {
       const res = await fetch(`${served.url}/`, {
         method: "POST",
@@ -289,10 +279,7 @@ Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", asyn
     assert.equal(v03.body.error.code, -32001, JSON.stringify(v03.body));
     const unsupported = await post(rpc("GetTask", { id: "x" }), "2.0");
     assert.equal(unsupported.body.error.code, -32009, JSON.stringify(unsupported.body));
-  } finally {
-    assert.equal(await served.stop(), 0, served.stderr());
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("a2a serve --token-file: the card declares bearer auth; requests without the token get 401, the SDK client with it gets the run", async () => {

@@ -8,6 +8,7 @@ import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
 import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { choice, type Command, int, str } from "../command.ts";
+import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
 import { isLoopback, listen } from "../listen.ts";
 import { note, say } from "../output.ts";
@@ -100,11 +101,7 @@ still going.`,
     const port = int(inv, "port", 0, 65535);
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
-    const harness = str(inv, "harness") === undefined
-      ? undefined
-      : choice(inv, "harness", (await import("../../harness/facts/mod.ts")).headlessHarnesses(), {
-        normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
-      });
+    const harness = await headlessHarnessFlag(inv);
     const sandbox = choice(inv, "sandbox", ["auto", "on", "off"]);
     const fault = probeHome(ctx.home);
     if (fault) throw homeFaultError(fault, ctx.home);

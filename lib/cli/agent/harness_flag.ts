@@ -1,6 +1,6 @@
 /** `--harness`, read the same way by every command that takes it. */
 import { HARNESS_KEYS, type HarnessKey, normalizeHarness } from "../../harness/keys/mod.ts";
-import { choice, type Invocation } from "../command.ts";
+import { choice, type Invocation, str } from "../command.ts";
 
 /**
  * Reads `--harness` (or another flag naming a harness): any spelling the harness registry
@@ -20,6 +20,22 @@ export function harnessFlag(inv: Invocation, name = "harness"): HarnessKey | und
         return raw; // refused by choice(), with the keys it accepts
       }
     },
+  });
+}
+
+/**
+ * Reads `--harness` for a command that runs an Agent: one of the harnesses that run agents
+ * headless, spelled as the registry spells harnesses (`Claude_Code` is `claude-code`). The
+ * harness facts load only when the flag is given.
+ *
+ * @param inv the invocation
+ * @returns the harness key, or undefined when the flag was not given
+ */
+export async function headlessHarnessFlag(inv: Invocation): Promise<string | undefined> {
+  if (str(inv, "harness") === undefined) return undefined;
+  const { headlessHarnesses } = await import("../../harness/facts/mod.ts");
+  return choice(inv, "harness", headlessHarnesses(), {
+    normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
   });
 }
 

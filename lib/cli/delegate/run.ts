@@ -1,5 +1,6 @@
 /** `observal delegate run`. */
-import { choice, type Command, int, str } from "../command.ts";
+import { choice, type Command, int } from "../command.ts";
+import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
 
 /** `observal delegate run AGENT MESSAGE`. */
@@ -42,13 +43,7 @@ ${TASK_JSON_NOTE}`,
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
-    // The harness facts load only when a harness is named. Spelled as the registry's
-    // harness names are (`Claude_Code` is `claude-code`).
-    const harness = str(inv, "harness") === undefined
-      ? undefined
-      : choice(inv, "harness", (await import("../../harness/facts/mod.ts")).headlessHarnesses(), {
-        normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
-      });
+    const harness = await headlessHarnessFlag(inv);
     return await follow(
       inv,
       ctx,
