@@ -15,13 +15,13 @@ import { AgentCard as SdkAgentCard } from "@a2a-js/sdk";
 import {
   type AgentExecutor,
   DefaultRequestHandler,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   ServerCallContext,
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { hybridCard } from "./card.ts";
+import { TaskMemory } from "./task_memory.ts";
 
 /** Largest JSON-RPC request body taken, in bytes. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -87,7 +87,7 @@ export interface AgentAppOptions {
  */
 export function createAgentApp(options: AgentAppOptions): Hono {
   const typed = SdkAgentCard.fromJSON(options.card);
-  const handler = new DefaultRequestHandler(typed, new InMemoryTaskStore(), options.executor);
+  const handler = new DefaultRequestHandler(typed, new TaskMemory(), options.executor);
   const v1 = new JsonRpcTransportHandler(handler);
   const v03 = new LegacyJsonRpcTransportHandler(handler);
   const app = new Hono();

@@ -7,3 +7,4 @@
 export { createAgentApp, MAX_REQUEST_BYTES } from "./app.ts";
 export { hybridCard, PATCH_MEDIA_TYPE, servedCard } from "./card.ts";
 export { type ServedAgent, servedAgentExecutor } from "./executor.ts";
+export { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { Task } from "@a2a-js/sdk";
+import { ServerCallContext } from "@a2a-js/sdk/server";
+import { TaskMemory } from "../../lib/agent_server/mod.ts";
+
+function task(id: string, state: string): Task {
+  return Task.fromJSON({
+    id,
+    contextId: "c",
+    status: {
+      state,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, Number(id.slice(1)) % 60)).toISOString(),
+    },
+  });
+}
+
+Deno.test("TaskMemory forgets the oldest ended tasks past its bound, never a running one", async () => {
+  const memory = new TaskMemory(100);
+  const context = new ServerCallContext();
+  await memory.save(task("t0", "TASK_STATE_WORKING"), context);
+  for (let i = 1; i <= 250; i++) await memory.save(task(`t${i}`, "TASK_STATE_COMPLETED"), context);
+  assert.ok(memory.size <= 100, `${memory.size} kept`);
+  // The running task is the oldest, and is kept; the oldest ended ones are gone.
+  assert.equal((await memory.load("t0", context))?.id, "t0");
+  assert.equal(await memory.load("t1", context), undefined);
+  assert.equal((await memory.load("t250", context))?.id, "t250");
+  const listed = await memory.list(
+    {
+      tenant: "",
+      contextId: "c",
+      status: 0,
+      pageSize: 100,
+      pageToken: "",
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    },
+    context,
+  );
+  assert.equal(listed.totalSize, memory.size);
+  // A task saved again (its next state) moves to the newest end.
+  await memory.save(task("t0", "TASK_STATE_COMPLETED"), context);
+  for (let i = 251; i <= 400; i++) {
+    await memory.save(task(`t${i}`, "TASK_STATE_COMPLETED"), context);
+  }
+  assert.equal(await memory.load("t0", context), undefined);
+});
