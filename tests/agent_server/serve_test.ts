@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { cli } from "../support/cli.ts";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
@@ -334,6 +336,52 @@ Deno.test("a2a serve --token-file: the card declares bearer auth; requests witho
     assert.equal(await served.stop(), 0, served.stderr());
     await pg.close();
   }
+});
+
+Deno.test("a2a serve: another observal imports the served card and delegates to it; the patch comes back", async () => {
+  await withServed(EDITS, async (_pg, served) => {
+    const home = mkdtempSync(join(tmpdir(), "observal-caller-"));
+    try {
+      const env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" };
+      const caller = (args: string[]) => cli(args, { env, cwd: home });
+      const allow = await caller([
+        "registry",
+        "settings",
+        "set",
+        "discovery.a2a_private_hosts",
+        "127.0.0.1",
+      ]);
+      assert.equal(allow.code, 0, allow.stderr);
+      const submitted = await caller([
+        "registry",
+        "a2a",
+        "submit",
+        `${served.url}/.well-known/agent-card.json`,
+        "--json",
+      ]);
+      assert.equal(submitted.code, 0, submitted.stderr);
+      const doc = JSON.parse(submitted.stdout);
+      const id = String(doc.identifier);
+      const approved = await caller([
+        "registry",
+        "a2a",
+        "review",
+        id,
+        "--approve",
+        "--digest",
+        String(doc["obs:artifactDigest"]),
+      ]);
+      assert.equal(approved.code, 0, approved.stderr);
+      const run = await caller(["delegate", "run", id, "Add a line.", "--wait", "60", "--json"]);
+      assert.equal(run.code, 0, run.stderr);
+      const task = JSON.parse(run.stdout);
+      assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+      const patch = task.artifacts.find((a: { name?: string }) => a.name === "changes.patch");
+      assert.match(patch.parts[0].text, /^\+three$/m);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
 
 Deno.test("a2a serve refuses an address other machines reach, and a name the registry lacks", async () => {
