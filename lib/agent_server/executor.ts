@@ -81,16 +81,24 @@ function ownStatus(
 /** Slots for runs, and the line of messages waiting for one. */
 class Slots {
   #free: number;
-  readonly #line: Array<() => void> = [];
+  #closed = false;
+  /** Each waiter's wake-up: true hands it a slot, false turns it away. */
+  readonly #line: Array<(granted: boolean) => void> = [];
 
   constructor(size: number, readonly maxQueued: number) {
     this.#free = size;
   }
 
-  /** How many wait ahead of a newcomer; undefined when the line is full. */
+  /** A newcomer's place: 0 runs at once, n is n-th in line; undefined when the line is full. */
   place(): number | undefined {
     if (this.#free > 0) return 0;
-    return this.#line.length < this.maxQueued ? this.#line.length : undefined;
+    return this.#line.length < this.maxQueued ? this.#line.length + 1 : undefined;
+  }
+
+  /** Turns away everyone in line (their take resolves undefined), and every later newcomer. */
+  close(): void {
+    this.#closed = true;
+    for (const turnAway of this.#line.splice(0)) turnAway(false);
   }
 
   /** Resolves with a slot (and its release), or with undefined when `signal` aborts. */
@@ -100,17 +108,18 @@ class Slots {
       if (released) return;
       released = true;
       const next = this.#line.shift();
-      if (next) next();
+      if (next) next(true);
       else this.#free++;
     };
+    if (this.#closed) return Promise.resolve(undefined);
     if (this.#free > 0) {
       this.#free--;
       return Promise.resolve(release);
     }
     return new Promise((resolve) => {
-      const go = () => {
+      const go = (granted: boolean) => {
         signal.removeEventListener("abort", stop);
-        resolve(release);
+        resolve(granted ? release : undefined);
       };
       const stop = () => {
         const at = this.#line.indexOf(go);
@@ -141,7 +150,18 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   /** Each A2A task's cancel, until its run has ended: aborted when a client cancels it. */
   const cancels = new Map<string, AbortController>();
 
-  async function execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+  /** Set once the server stops: nothing more starts. */
+  let closing = false;
+  /** The runs under way, so that stopping can wait for each to end. */
+  const active = new Set<Promise<void>>();
+
+  function execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const run = executeOne(request, bus).finally(() => active.delete(run));
+    active.add(run);
+    return run;
+  }
+
+  async function executeOne(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
     const task = (state: Task["status"]["state"]) =>
       AgentEvent.task(SdkTask.fromJSON({
@@ -166,29 +186,33 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     bus.publish(task("TASK_STATE_SUBMITTED"));
     const brief = textOf(request.userMessage);
     if (!brief) return end("TASK_STATE_REJECTED", "Send the brief as a text part.");
-    const ahead = slots.place();
-    if (ahead === undefined) {
+    const place = slots.place();
+    if (place === undefined) {
       return end(
         "TASK_STATE_REJECTED",
         `The server is busy: ${slots.maxQueued} messages already wait for a free run. Try ` +
           "again later.",
       );
     }
-    if (ahead > 0) {
+    if (place > 0) {
       bus.publish(ownStatus(
         taskId,
         contextId,
         "TASK_STATE_SUBMITTED",
-        `Waiting for a free run (${ahead} ahead).`,
+        `Waiting for a free run: number ${place} in line.`,
       ));
     }
     const canceled = new AbortController();
     cancels.set(taskId, canceled);
     const stop = AbortSignal.any([agent.signal, canceled.signal]);
     const release = await slots.take(stop);
-    if (!release) {
+    if (!release || closing) {
+      release?.();
       cancels.delete(taskId);
-      return end("TASK_STATE_CANCELED", "Canceled before it started.");
+      return end(
+        "TASK_STATE_CANCELED",
+        closing ? "The server stopped before the run began." : "Canceled before it started.",
+      );
     }
     try {
       let started: Task;
@@ -211,8 +235,9 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         );
       }
       running.set(taskId, started.id);
-      // A cancel that came while the task was being made finds it only now.
-      if (canceled.signal.aborted) await service.cancel(started.id).catch(() => {});
+      // A cancel (or the server's stop) that came while the task was being made finds it
+      // only now.
+      if (canceled.signal.aborted || closing) await service.cancel(started.id).catch(() => {});
       let shown = "";
       const show = (t: Task) => {
         // One event per change the client can see: the state and the status text.
@@ -253,9 +278,14 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       if (id) await service.cancel(id, { signal: agent.signal }).catch(() => {});
     },
     async cancelAll(): Promise<void> {
+      // Nothing new starts, the line is turned away, then the runs going are canceled and
+      // waited for: none is left running for nobody.
+      closing = true;
+      slots.close();
       await Promise.all(
         [...running.values()].map((id) => service.cancel(id).catch(() => {})),
       );
+      await Promise.allSettled([...active]);
     },
   };
 }

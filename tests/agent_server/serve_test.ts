@@ -86,11 +86,12 @@ async function serve(pg: LocalPlayground, extra: string[] = []): Promise<Served>
 async function withServed(
   program: string | undefined,
   fn: (pg: LocalPlayground, served: Served) => Promise<void>,
+  extra: string[] = [],
 ): Promise<void> {
   const pg = await localPlayground();
   try {
     if (program) pg.program("claude", program);
-    const served = await serve(pg);
+    const served = await serve(pg, extra);
     try {
       await fn(pg, served);
     } finally {
@@ -123,6 +124,13 @@ function background(text: string) {
 function running(pg: LocalPlayground): string {
   const pattern = `^/bin/sh ${join(pg.bin, "claude")}`;
   return spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.trim();
+}
+
+/** The text of a task's status message. */
+function statusText(task: Task): string {
+  return (task.status?.message?.parts ?? [])
+    .flatMap((p) => p.content?.$case === "text" ? [p.content.value] : [])
+    .join(" ");
 }
 
 function texts(task: Task, name: string): string[] {
@@ -246,6 +254,39 @@ Deno.test("a2a serve: a CancelTask sent at once, while the run is being set up, 
     }
     assert.equal(running(pg), "", "no harness program is left");
   });
+});
+
+Deno.test("a2a serve --max-concurrent 1: the next messages wait in SUBMITTED with their place in line; past the line's end they are rejected", async () => {
+  await withServed(WAITS, async (pg, served) => {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const first = await client.sendMessage(background("First.")) as Task;
+    const waiting: Task[] = [];
+    for (let i = 0; i < 8; i++) {
+      waiting.push(await client.sendMessage(background(`Next ${i}.`)) as Task);
+    }
+    const over = await client.sendMessage(message("One too many.")) as Task;
+    assert.equal(over.status?.state, TaskState.TASK_STATE_REJECTED);
+    assert.match(statusText(over), /busy: 8 messages already wait/);
+    const second = await client.getTask({ tenant: "", id: waiting[0].id, historyLength: 0 });
+    assert.equal(second.status?.state, TaskState.TASK_STATE_SUBMITTED);
+    assert.match(statusText(second), /number 1 in line/);
+    const last = await client.getTask({ tenant: "", id: waiting[7].id, historyLength: 0 });
+    assert.match(statusText(last), /number 8 in line/);
+    // One run at a time: only the first has a delegated task.
+    const list = await pg.json(["delegate", "list"]);
+    assert.equal((list.body.items as unknown[]).length, 1);
+    // Canceling the first lets the next one start.
+    await client.cancelTask({ tenant: "", id: first.id, metadata: undefined }, {
+      signal: AbortSignal.timeout(30_000),
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const next = await client.getTask({ tenant: "", id: waiting[0].id, historyLength: 0 });
+      if (next.status?.state === TaskState.TASK_STATE_WORKING) break;
+      assert.ok(Date.now() < deadline, statusText(next));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, ["--max-concurrent", "1"]);
 });
 
 Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", async () => {
