@@ -169,7 +169,7 @@ Deno.test("a2a serve: a v1.0 client's message runs the Agent; the answer and the
 });
 
 Deno.test("a2a serve: SendStreamingMessage streams the task, its progress, the artifacts and the end", async () => {
-  await withServed(EDITS, async (pg, served) => {
+  await withServed(EDITS, async (_pg, served) => {
     const client = await new ClientFactory().createFromUrl(served.url);
     const kinds: string[] = [];
     const states: string[] = [];
@@ -190,7 +190,7 @@ Deno.test("a2a serve: SendStreamingMessage streams the task, its progress, the a
 });
 
 Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0.3 shapes", async () => {
-  await withServed(EDITS, async (pg, served) => {
+  await withServed(EDITS, async (_pg, served) => {
     const hybrid = await (await fetch(`${served.url}/.well-known/agent-card.json`)).json();
     assert.equal(hybrid.protocolVersion, "0.3.0");
     assert.equal(hybrid.url, `${served.url}/`);
@@ -290,7 +290,7 @@ Deno.test("a2a serve --max-concurrent 1: the next messages wait in SUBMITTED wit
 });
 
 Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", async () => {
-  await withServed(undefined, async (pg, served) => {
+  await withServed(undefined, async (_pg, served) => {
     const post = async (body: string, version = "1.0") => {
       const res = await fetch(`${served.url}/`, {
         method: "POST",
@@ -434,6 +434,23 @@ Deno.test("a2a serve refuses an address other machines reach, and a name the reg
     const missing = await pg.observal(["a2a", "serve", "--agent", "nobody", "--port", "0"]);
     assert.equal(missing.code, 5, missing.stderr);
     assert.match(missing.stderr, /No agent "nobody"/);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("doctor says which approved registry Agents a2a serve can serve here", async () => {
+  const pg = await localPlayground();
+  try {
+    const check = async (path: string) => {
+      const r = await pg.observal(["doctor", "--json"], { env: { PATH: path } });
+      const body = JSON.parse(r.stdout) as { checks: { check: string; detail: string }[] };
+      return body.checks.find((c) => c.check === "a2a serve")?.detail ?? "";
+    };
+    // Only the system's folders: no harness of the Agent's is installed.
+    assert.match(await check("/usr/bin:/bin"), /can serve 0 of 1 .*; not: fixer \(/);
+    pg.program("claude", EDITS);
+    assert.match(await check(`${pg.bin}:/usr/bin:/bin`), /can serve 1 of 1 approved .*: fixer$/);
   } finally {
     await pg.close();
   }
