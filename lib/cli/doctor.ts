@@ -257,6 +257,47 @@ async function sandboxCheck(ctx: Context): Promise<Check> {
   }
 }
 
+/**
+ * Which approved registry Agents `a2a serve` could serve here: those with a harness of
+ * theirs installed. Informational: a registry that cannot be read is the registry check's.
+ */
+async function serveCheck(ctx: Context): Promise<Check | undefined> {
+  const { openRegistryClient } = await import("./open_registry_client.ts");
+  const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
+  const { entryKind } = await import("../registry/mod.ts");
+  const client = openRegistryClient(ctx);
+  try {
+    const page = await client.listAgents({ pageSize: 100 });
+    const agents = page.items.filter((e) =>
+      entryKind(e) === "agent" && e["obs:lifecycle"] === "approved" && e["obs:delegable"] !== false
+    );
+    if (agents.length === 0) {
+      return { check: "a2a serve", status: "info", detail: "no approved registry Agent to serve" };
+    }
+    const options = harnessOptions(ctx.env, ctx.cwd);
+    const can: string[] = [];
+    const cannot: string[] = [];
+    for (const a of agents) {
+      const here = runnableHere(a["obs:supportedHarnesses"] ?? [], options);
+      const name = a.displayName ?? a.identifier;
+      if (here.runnable) can.push(name);
+      else cannot.push(`${name} (${here.missing})`);
+    }
+    const more = page.pageToken ? " (the first 100 approved entries)" : "";
+    return {
+      check: "a2a serve",
+      status: "info",
+      detail: `can serve ${can.length} of ${agents.length} approved registry Agents here${more}` +
+        (can.length ? `: ${can.join(", ")}` : "") +
+        (cannot.length ? `; not: ${cannot.join(", ")}` : ""),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    client.close();
+  }
+}
+
 const MARK = { ok: "ok ", problem: "!! ", info: "-  " } as const;
 
 /** `observal doctor`. */
@@ -272,6 +313,8 @@ export const doctorCommand: Command = {
       await sandboxCheck(ctx),
       ...(await harnessChecks(ctx)),
     ];
+    const serve = await serveCheck(ctx);
+    if (serve) checks.push(serve);
     const problems = checks.filter((c) => c.status === "problem").length;
     if (inv.json) {
       printJson(ctx, { ok: problems === 0, problems, checks });
