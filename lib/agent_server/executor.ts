@@ -61,21 +61,25 @@ function ownStatus(
   state: Task["status"]["state"],
   text: string,
 ) {
-  return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
-    taskId,
-    contextId,
-    status: {
-      state,
-      timestamp: new Date().toISOString(),
-      message: {
-        messageId: crypto.randomUUID(),
-        role: "ROLE_AGENT",
-        taskId,
-        contextId,
-        parts: [{ text }],
-      },
+  return {
+    state,
+    timestamp: new Date().toISOString(),
+    message: {
+      messageId: crypto.randomUUID(),
+      role: "ROLE_AGENT",
+      taskId,
+      contextId,
+      parts: [{ text }],
     },
-  }));
+  };
+}
+
+/** An event that moves a task to a status of our own making. */
+function ownStatusEvent(...args: Parameters<typeof ownStatus>) {
+  const [taskId, contextId] = args;
+  return AgentEvent.statusUpdate(
+    TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: ownStatus(...args) }),
+  );
 }
 
 /** Slots for runs, and the line of messages waiting for one. */
@@ -163,15 +167,23 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
 
   async function executeOne(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
-    const task = (state: Task["status"]["state"]) =>
+    /** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
+    const task = (state: Task["status"]["state"], text?: string) =>
       AgentEvent.task(SdkTask.fromJSON({
         id: taskId,
         contextId,
-        status: { state, timestamp: new Date().toISOString() },
+        status: text
+          ? ownStatus(taskId, contextId, state, text)
+          : { state, timestamp: new Date().toISOString() },
         history: [{ ...SdkMessage.toJSON(request.userMessage) as object, taskId, contextId }],
       }));
     const end = (state: Task["status"]["state"], text: string) => {
-      bus.publish(ownStatus(taskId, contextId, state, text));
+      bus.publish(ownStatusEvent(taskId, contextId, state, text));
+      bus.finished();
+    };
+    /** Refused before it began: the first answer (also to returnImmediately) says so. */
+    const refuse = (text: string) => {
+      bus.publish(task("TASK_STATE_REJECTED", text));
       bus.finished();
     };
     if (request.task) {
@@ -183,19 +195,18 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           "message (without taskId) to start another run.",
       );
     }
-    bus.publish(task("TASK_STATE_SUBMITTED"));
     const brief = textOf(request.userMessage);
-    if (!brief) return end("TASK_STATE_REJECTED", "Send the brief as a text part.");
+    if (!brief) return refuse("Send the brief as a text part.");
     const place = slots.place();
     if (place === undefined) {
-      return end(
-        "TASK_STATE_REJECTED",
+      return refuse(
         `The server is busy: ${slots.maxQueued} messages already wait for a free run. Try ` +
           "again later.",
       );
     }
+    bus.publish(task("TASK_STATE_SUBMITTED"));
     if (place > 0) {
-      bus.publish(ownStatus(
+      bus.publish(ownStatusEvent(
         taskId,
         contextId,
         "TASK_STATE_SUBMITTED",

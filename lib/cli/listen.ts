@@ -4,6 +4,7 @@
  * other machines reach.
  * @module
  */
+import type { Server } from "node:http";
 import process from "node:process";
 import { ObservalError } from "../core/mod.ts";
 import { ipInRange, parseIpAddress, parseIpRange } from "../net/mod.ts";
@@ -32,8 +33,9 @@ export async function listen(
   port: number,
 ): Promise<Listening> {
   const { serve } = await import("@hono/node-server");
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch, hostname: host, port }, () => resolve(s));
+  // Plain HTTP/1.1: serve() makes an http.Server when no HTTP/2 factory is given.
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch, hostname: host, port }, () => resolve(s as Server));
     s.once("error", (err: Error) =>
       reject(
         new ObservalError("UNAVAILABLE", `Cannot listen on ${host}:${port}: ${err.message}`, {
@@ -50,7 +52,15 @@ export async function listen(
         try {
           await before?.();
         } finally {
-          server.close(() => resolve());
+          // Answers still being written get a short grace; then every connection is cut.
+          // Kept-alive idle ones would otherwise hold close() open: under Deno, 1000 of
+          // them held it for 180 s even after closeIdleConnections().
+          const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+          server.close(() => {
+            clearTimeout(cut);
+            resolve();
+          });
+          server.closeIdleConnections();
         }
       })();
     };
@@ -69,6 +79,9 @@ export async function listen(
     },
   };
 }
+
+/** How long answers still being written may take once the server stops. */
+const CLOSE_GRACE_MS = 2000;
 
 const LOOPBACK = [parseIpRange("127.0.0.0/8")!, parseIpRange("::1")!];
 

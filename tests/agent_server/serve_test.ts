@@ -9,7 +9,7 @@ import process from "node:process";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -212,6 +212,75 @@ Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0
   });
 });
 
+/** Lets every WAITS run of `pg` answer. */
+const release = (pg: LocalPlayground) => writeFileSync(join(pg.env.HOME!, "go"), "");
+
+Deno.test("a2a serve: a v1.0 client gets, lists and resubscribes to a task that is still running", async () => {
+  await withServed(WAITS, async (pg, served) => {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const started = await client.sendMessage(background("Take your time.")) as Task;
+    const got = await client.getTask({ tenant: "", id: started.id, historyLength: 1 });
+    assert.equal(got.id, started.id);
+    assert.ok(
+      [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(got.status!.state),
+      TaskState[got.status!.state],
+    );
+    assert.equal(got.history.length, 1, "historyLength 1 keeps the brief");
+    const listed = await client.listTasks(ListTasksRequest.fromJSON({}));
+    assert.deepEqual(listed.tasks.map((t) => t.id), [started.id]);
+    const states: string[] = [];
+    for await (const event of client.resubscribeTask({ tenant: "", id: started.id })) {
+      const payload = event.payload;
+      if (payload?.$case === "task" || payload?.$case === "statusUpdate") {
+        states.push(TaskState[payload.value.status!.state]);
+      }
+      // Subscribed first, then the run may end: the end must reach this stream.
+      if (states.length === 1) release(pg);
+    }
+    assert.equal(states.at(-1), "TASK_STATE_COMPLETED", JSON.stringify(states));
+    const done = await client.getTask({ tenant: "", id: started.id, historyLength: 0 });
+    assert.deepEqual(texts(done, "result"), ["Late."]);
+    const over = await client.listTasks(
+      ListTasksRequest.fromJSON({ status: "TASK_STATE_WORKING" }),
+    );
+    assert.equal(over.tasks.length, 0, "no task is working any more");
+  });
+});
+
+Deno.test("a2a serve: a v0.3 client gets and resubscribes to a task that is still running, and cancels another", async () => {
+  await withServed(WAITS, async (pg, served) => {
+    const client = await new V03ClientFactory().createFromUrl(served.url);
+    const send = (text: string) =>
+      client.sendMessage({
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          parts: [{ kind: "text", text }],
+        },
+        configuration: { blocking: false },
+      }) as Promise<V03Task>;
+    const started = await send("Take your time.");
+    assert.equal(started.kind, "task");
+    const got = await client.getTask({ id: started.id });
+    assert.ok(["submitted", "working"].includes(got.status.state), got.status.state);
+    const states: string[] = [];
+    for await (const event of client.resubscribeTask({ id: started.id })) {
+      if (event.kind === "task" || event.kind === "status-update") states.push(event.status.state);
+      if (states.length === 1) release(pg);
+    }
+    assert.equal(states.at(-1), "completed", JSON.stringify(states));
+    const done = await client.getTask({ id: started.id });
+    assert.ok(done.artifacts?.some((a) => a.name === "result"), JSON.stringify(done.artifacts));
+    // The marker is there now, so make the next run wait again before canceling it.
+    rmSync(join(pg.env.HOME!, "go"));
+    const other = await send("Another.");
+    const canceled = await client.cancelTask({ id: other.id });
+    assert.equal(canceled.status.state, "canceled");
+    assert.equal(running(pg), "", "no harness program is left");
+  });
+});
+
 Deno.test("a2a serve: CancelTask ends a run that is working, and the child with it", async () => {
   await withServed(WAITS, async (pg, served) => {
     const client = await new ClientFactory().createFromUrl(served.url);
@@ -323,6 +392,56 @@ Deno.test("a2a serve answers bad requests with the spec's JSON-RPC errors", asyn
     const unsupported = await post(rpc("GetTask", { id: "x" }), "2.0");
     assert.equal(unsupported.body.error.code, -32009, JSON.stringify(unsupported.body));
   });
+});
+
+/** The resident memory of process `pid`, in KiB. */
+function rssKiB(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+}
+
+Deno.test("a2a serve: 1000 sends at once get one run, a line of 8 and clear rejections; memory stays bounded", async () => {
+  await withServed(WAITS, async (_pg, served) => {
+    const pid = served.child.pid!;
+    const send = (i: number) =>
+      fetch(`${served.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method: "SendMessage",
+          params: {
+            message: { messageId: `m${i}`, role: "ROLE_USER", parts: [{ text: `Job ${i}.` }] },
+            configuration: { returnImmediately: true },
+          },
+        }),
+      }).then((r) => r.json());
+    // Warm the server up first, so the comparison is with a server that has answered.
+    await send(-1);
+    const before = rssKiB(pid);
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => send(i)));
+    const after = rssKiB(pid);
+    const states = new Map<string, number>();
+    for (const a of answers) {
+      const state = a.result?.task?.status?.state ?? `error ${a.error?.code}`;
+      states.set(state, (states.get(state) ?? 0) + 1);
+    }
+    // The warm-up holds the one run slot: all 1000 wait in line (8) or are turned away.
+    assert.deepEqual(Object.fromEntries(states), {
+      TASK_STATE_SUBMITTED: 8,
+      TASK_STATE_REJECTED: 992,
+    });
+    console.log(`1000 sends: RSS ${before >> 10} -> ${after >> 10} MiB`);
+    // 1000 open connections and 1000 tasks in memory: about 100 MiB (a body each at the
+    // 1 MiB cap, not taken, would be a GiB).
+    assert.ok(after - before < 256 * 1024, `RSS grew from ${before} to ${after} KiB`);
+    const busy = answers.find((a) => a.result?.task?.status?.state === "TASK_STATE_REJECTED");
+    assert.match(busy.result.task.status.message.parts[0].text, /busy: 8 messages already wait/);
+    const card = await fetch(`${served.url}/.well-known/agent-card.json`);
+    assert.equal(card.status, 200, "still answering");
+    await card.body?.cancel();
+  }, ["--max-concurrent", "1"]);
 });
 
 Deno.test("a2a serve --token-file: the card declares bearer auth; requests without the token get 401, the SDK client with it gets the run", async () => {
