@@ -28,10 +28,11 @@ function newEnough(version: string): boolean {
   return major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
 }
 
-function versionOf(binary: string, env: Context["env"]): string | undefined {
+function versionOf(binary: string, ctx: Context): string | undefined {
   try {
     const r = spawnSync(binary, ["--version"], {
-      env: env as Record<string, string>,
+      cwd: ctx.cwd,
+      env: ctx.env as Record<string, string>,
       encoding: "utf8",
       timeout: 10_000,
       stdio: ["ignore", "pipe", "pipe"],
@@ -56,7 +57,7 @@ function runtimeChecks(ctx: Context): Check[] {
   });
   // The `observal` command of an npm install runs on whichever node comes first on PATH.
   const node = findExecutable("node", { path: ctx.env.PATH });
-  const version = node ? versionOf(node, ctx.env) : undefined;
+  const version = node ? versionOf(node, ctx) : undefined;
   if (node && version) {
     const ok = newEnough(version);
     checks.push({
@@ -148,7 +149,7 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
         ? {
           check: `harness ${o.key}`,
           status: "ok",
-          detail: `${o.binary} (${versionOf(o.binary, ctx.env) ?? "version unknown"})`,
+          detail: `${o.binary} (${versionOf(o.binary, ctx) ?? "version unknown"})`,
         }
         : {
           check: `harness ${o.key}`,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { cli } from "../support/cli.ts";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
@@ -570,6 +570,8 @@ Deno.test("doctor says which approved registry Agents a2a serve can serve here",
     assert.match(await check("/usr/bin:/bin"), /can serve 0 of 1 .*; not: fixer \(/);
     pg.program("claude", EDITS);
     assert.match(await check(`${pg.bin}:/usr/bin:/bin`), /can serve 1 of 1 approved .*: fixer$/);
+    // doctor asked the harness program its version in the caller's folder, not elsewhere.
+    assert.match(readFileSync(join(pg.repo, "edit.txt"), "utf8"), /\nthree\n$/);
   } finally {
     await pg.close();
   }
