@@ -5,10 +5,8 @@
  * the patch come back as artifacts; the served repository is never changed.
  */
 import assert from "node:assert/strict";
-import process from "node:process";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +15,7 @@ import { cli } from "../support/cli.ts";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
-import { MAIN } from "../support/process.ts";
+import { serve, type Served } from "../support/served_agent.ts";
 
 /** Edits the copy and answers as `claude -p --output-format json` does. */
 const EDITS = `#!/bin/sh
@@ -32,52 +30,6 @@ cat > /dev/null
 while [ ! -e "$HOME/go" ]; do sleep 0.05; done
 printf '{"type":"result","result":"Late.","is_error":false,"session_id":"s2"}\\n'
 `;
-
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-  stop(): Promise<number | null>;
-}
-
-async function serve(pg: LocalPlayground, extra: string[] = []): Promise<Served> {
-  const child = spawn(Deno.execPath(), [
-    "run",
-    "-A",
-    MAIN,
-    "a2a",
-    "serve",
-    "--agent",
-    pg.identifier,
-    "--repo",
-    pg.repo,
-    "--port",
-    "0",
-    "--harness",
-    "claude-code",
-    ...extra,
-  ], { cwd: pg.root, env: pg.env as Record<string, string>, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (d) => stderr += d);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", resolve);
-    exited.then((code) => reject(new Error(`a2a serve exited ${code}: ${stderr}`)));
-  });
-  const url = /^listening (http:\S+)$/.exec(first)?.[1];
-  assert.ok(url, first);
-  return {
-    url,
-    child,
-    stderr: () => stderr,
-    async stop() {
-      // process.kill: Deno's ChildProcess.kill() ends the child as if it had no handler.
-      process.kill(child.pid!, "SIGTERM");
-      return await exited;
-    },
-  };
-}
 
 /**
  * Runs `fn` against `a2a serve` on a fresh playground whose harness program is `program`,

@@ -1,0 +1,84 @@
+/**
+ * `observal a2a serve` as its own process for tests: it serves a playground's approved
+ * Agent through the harness programs in the playground's `bin`, and is stopped with
+ * SIGTERM as Ctrl-C would stop it.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { LocalPlayground } from "./local_delegation.ts";
+import { MAIN } from "./process.ts";
+
+/** A running `a2a serve`. */
+export interface Served {
+  /** Its root URL, from the `listening <url>` line it prints first. */
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `a2a serve` for the playground's Agent on a free port with the claude-code
+ * harness.
+ *
+ * @param pg the playground (its home, repository and PATH)
+ * @param extra more flags for `a2a serve`
+ * @param options `enter`: an argv prefix to run it under, e.g. to join a network namespace
+ * @returns the server once it listens
+ */
+export async function serve(
+  pg: LocalPlayground,
+  extra: string[] = [],
+  options: { enter?: string[] } = {},
+): Promise<Served> {
+  const argv = [
+    ...options.enter ?? [],
+    Deno.execPath(),
+    "run",
+    "-A",
+    MAIN,
+    "a2a",
+    "serve",
+    "--agent",
+    pg.identifier,
+    "--repo",
+    pg.repo,
+    "--port",
+    "0",
+    "--harness",
+    "claude-code",
+    ...extra,
+  ];
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: pg.root,
+    env: pg.env as Record<string, string>,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d) => stderr += d);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", resolve);
+    exited.then((code) => reject(new Error(`a2a serve exited ${code}: ${stderr}`)));
+  });
+  const url = /^listening (http:\S+)$/.exec(first)?.[1];
+  assert.ok(url, first);
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    async stop() {
+      // process.kill: Deno's ChildProcess.kill() ends the child as if it had no handler.
+      // An `enter` prefix must exec the server (as nsenter does for a network namespace),
+      // so that this pid is the server's.
+      process.kill(child.pid!, "SIGTERM");
+      return await exited;
+    },
+  };
+}
