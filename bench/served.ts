@@ -13,32 +13,15 @@
  *   deno run -A bench/served.ts [--runs 9]
  */
 import { spawnSync } from "node:child_process";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { localPlayground } from "../tests/support/local_delegation.ts";
+import { median, runsFlag, STAND_IN } from "./_local_run.ts";
 import { serve } from "../tests/support/served_agent.ts";
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: { runs: { type: "string", default: "9" } },
-});
-const runs = Number(values.runs);
+const runs = runsFlag();
 const main = fileURLToPath(new URL("../main.ts", import.meta.url));
-
-/** Edits the copy and prints Claude's JSON result, as `claude -p` would. */
-const STAND_IN = `#!/bin/sh
-cat > /dev/null
-printf 'edited\\n' >> edit.txt
-printf '{"type":"result","result":"Done.","is_error":false,"session_id":"s"}\\n'
-`;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 const pg = await localPlayground();
 pg.program("claude", STAND_IN);
