@@ -33,3 +33,4 @@ export * from "./client/remote_rpc_error.ts";
 export * from "./client/remote_errors.ts";
 export { verifyCardSignatures } from "./_signature_on_demand.ts";
 export type { CardSignatureStatus, VerifyCardSignaturesOptions } from "./signature.ts";
+export * from "./repo_state.ts";

@@ -20,13 +20,23 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { MAX_REPO_STATE_BYTES, REPO_STATE_EXTENSION } from "../a2a/mod.ts";
 import { hybridCard } from "./card.ts";
-import { TaskMemory } from "./task_memory.ts";
+import { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";
 
 /** Largest JSON-RPC request body taken, in bytes. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
+/**
+ * Largest request that activates the repository-state extension: the state (base64 makes
+ * it a third larger) and an ordinary request besides.
+ */
+export const MAX_STATE_REQUEST_BYTES = Math.ceil(MAX_REPO_STATE_BYTES / 3) * 4 + MAX_REQUEST_BYTES;
+
 const CARD_PATH = "/.well-known/agent-card.json";
+
+/** A busy server's JSON-RPC error (the implementation-defined range). */
+const SERVER_BUSY = -32000;
 
 /** JSON-RPC's own error codes (the spec's, and A2A's). */
 const PARSE_ERROR = -32700;
@@ -77,6 +87,13 @@ export interface AgentAppOptions {
   executor: AgentExecutor;
   /** When set, JSON-RPC requests must carry `Authorization: Bearer <token>`; the card is public. */
   token?: string;
+  /**
+   * Requests carrying a repository state taken at once (each holds tens of MiB until its
+   * answer is sent); one more is refused as busy.
+   */
+  maxStateRequests: number;
+  /** How long an ended task is remembered, in ms. @default TASK_TTL_MS (a day) */
+  taskTtlMs?: number;
 }
 
 /**
@@ -87,10 +104,17 @@ export interface AgentAppOptions {
  */
 export function createAgentApp(options: AgentAppOptions): Hono {
   const typed = SdkAgentCard.fromJSON(options.card);
-  const handler = new DefaultRequestHandler(typed, new TaskMemory(), options.executor);
+  const handler = new DefaultRequestHandler(
+    typed,
+    new TaskMemory(MAX_KEPT_TASKS, options.taskTtlMs),
+    options.executor,
+  );
   const v1 = new JsonRpcTransportHandler(handler);
   const v03 = new LegacyJsonRpcTransportHandler(handler);
   const app = new Hono();
+  const plainLimit = limitBody(MAX_REQUEST_BYTES, "");
+  const stateLimit = limitBody(MAX_STATE_REQUEST_BYTES, " with its repository state");
+  let stateRequests = 0;
 
   app.get(CARD_PATH, (c) => {
     const version = c.req.header("a2a-version");
@@ -120,17 +144,28 @@ export function createAgentApp(options: AgentAppOptions): Hono {
         401,
       );
     },
-    bodyLimit({
-      maxSize: MAX_REQUEST_BYTES,
-      onError: (c) =>
-        c.json(
+    async (c, next) => {
+      if (!activates(c.req.header("a2a-extensions") ?? c.req.header("x-a2a-extensions"))) {
+        return await plainLimit(c, next);
+      }
+      if (stateRequests >= options.maxStateRequests) {
+        c.header("Retry-After", "10");
+        return c.json(
           rpcError(null, {
-            code: INVALID_REQUEST,
-            message: `The request is larger than ${MAX_REQUEST_BYTES} bytes`,
+            code: SERVER_BUSY,
+            message: `${stateRequests} requests with a repository state are being taken; ` +
+              "try again shortly",
           }),
-          413,
-        ),
-    }),
+          503,
+        );
+      }
+      stateRequests++;
+      try {
+        return await stateLimit(c, next);
+      } finally {
+        stateRequests--;
+      }
+    },
     async (c) => {
       let body: unknown;
       try {
@@ -189,6 +224,26 @@ export function createAgentApp(options: AgentAppOptions): Hono {
     },
   );
   return app;
+}
+
+/** A body limit whose refusal is a JSON-RPC error naming it. */
+function limitBody(maxSize: number, what: string) {
+  return bodyLimit({
+    maxSize,
+    onError: (c) =>
+      c.json(
+        rpcError(null, {
+          code: INVALID_REQUEST,
+          message: `The request${what} is larger than ${maxSize} bytes`,
+        }),
+        413,
+      ),
+  });
+}
+
+/** Whether an extensions header (comma-separated URIs) activates the repository state. */
+function activates(header: string | undefined): boolean {
+  return (header ?? "").split(",").some((uri) => uri.trim() === REPO_STATE_EXTENSION);
 }
 
 /** Whether an Authorization header carries `token`, compared in constant time. */

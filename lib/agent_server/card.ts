@@ -4,6 +4,7 @@
  * same card with v0.3's top-level fields added, as dual-version servers serve it.
  * @module
  */
+import { MAX_REPO_STATE_BYTES, REPO_STATE_EXTENSION, type RepoStateParams } from "../a2a/mod.ts";
 import type { EntryDocument } from "../registry/mod.ts";
 
 /** The media type of the `changes.patch` artifact. */
@@ -17,6 +18,8 @@ export interface CardOptions {
   providerUrl: string;
   /** Callers must send `Authorization: Bearer <token>`. */
   bearer?: boolean;
+  /** Runs start from a repository of the server's (`--repo`), not an empty folder. */
+  repository: boolean;
 }
 
 /** The name the card gives its one security scheme. */
@@ -47,7 +50,11 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
       { url: options.rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ],
     provider: { organization: "observal", url: options.providerUrl },
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [repoStateExtension(options.repository)],
+    },
     ...options.bearer
       ? {
         securitySchemes: { [SCHEME]: { httpAuthSecurityScheme: { scheme: "Bearer" } } },
@@ -64,6 +71,19 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
         `a result and, when it changed files, a changes.patch (${PATCH_MEDIA_TYPE}).`,
       tags: ["observal", "registry-agent", ...harnesses],
     }],
+  };
+}
+
+/** The repository-state extension as the card declares it. */
+function repoStateExtension(repository: boolean) {
+  const params: RepoStateParams = { maxBytes: MAX_REPO_STATE_BYTES, repository };
+  return {
+    uri: REPO_STATE_EXTENSION,
+    description: "Send your repository (a git bundle of HEAD and your uncommitted work) " +
+      "with the brief: the run then works on exactly your tree, and its changes.patch " +
+      "applies to it.",
+    required: false,
+    params,
   };
 }
 

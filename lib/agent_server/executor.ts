@@ -17,8 +17,17 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import {
+  MAX_REPO_STATE_BYTES,
+  type ReceivedFile,
+  receivedRepoState,
+  type WireRepoState,
+} from "../a2a/mod.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
+import { restoreRepoState } from "../workspace/mod.ts";
 import type { DelegationService } from "../delegation/mod.ts";
 import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
 
@@ -35,6 +44,16 @@ export interface ServedAgent {
   signal: AbortSignal;
   /** How each run starts, as `delegate run` takes it. */
   run?: { harness?: string; sandbox?: string; timeoutSeconds?: number };
+  /** Where callers' repository states are rebuilt, and what from. */
+  states: {
+    /** A private folder for the rebuilt trees (each removed when its run ends). */
+    dir: string;
+    /** The served repository (`--repo`), whose commits a bundle may leave out. */
+    repository?: string;
+    env: Readonly<Record<string, string | undefined>>;
+    /** Tasks holding a state at once (each until its run ends); one more is refused. */
+    max: number;
+  };
 }
 
 /** The text of a message's text parts. */
@@ -43,6 +62,21 @@ function textOf(message: RequestContext["userMessage"]): string {
     .flatMap((p) => p.content?.$case === "text" ? [p.content.value] : [])
     .join("\n")
     .trim();
+}
+
+/** The message's file parts. */
+function filesOf(message: RequestContext["userMessage"]): ReceivedFile[] {
+  return message.parts.flatMap((p) =>
+    p.content?.$case === "raw"
+      ? [{ bytes: p.content.value, mediaType: p.mediaType || undefined, filename: p.filename }]
+      : []
+  );
+}
+
+/** The message as a task's history keeps it: its file parts (a repository state) left out. */
+function keptMessage(message: RequestContext["userMessage"], taskId: string, contextId: string) {
+  const json = SdkMessage.toJSON(message) as { parts?: Array<Record<string, unknown>> };
+  return { ...json, parts: (json.parts ?? []).filter((p) => !("raw" in p)), taskId, contextId };
 }
 
 /** A stored task's status as the A2A client sees it (no local metadata). */
@@ -80,6 +114,31 @@ function ownStatusEvent(...args: Parameters<typeof ownStatus>) {
   return AgentEvent.statusUpdate(
     TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: ownStatus(...args) }),
   );
+}
+
+/** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
+function firstTask(request: RequestContext, state: Task["status"]["state"], text?: string) {
+  const { taskId, contextId } = request;
+  return AgentEvent.task(SdkTask.fromJSON({
+    id: taskId,
+    contextId,
+    status: text
+      ? ownStatus(taskId, contextId, state, text)
+      : { state, timestamp: new Date().toISOString() },
+    // Same id as the message: the SDK then keeps this copy, without the megabytes.
+    history: [keptMessage(request.userMessage, taskId, contextId)],
+  }));
+}
+
+/** Ends the task in a status of our own making. */
+function endWith(
+  bus: ExecutionEventBus,
+  request: RequestContext,
+  state: Task["status"]["state"],
+  text: string,
+): void {
+  bus.publish(ownStatusEvent(request.taskId, request.contextId, state, text));
+  bus.finished();
 }
 
 /** Slots for runs, and the line of messages waiting for one. */
@@ -156,6 +215,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
 
   /** Set once the server stops: nothing more starts. */
   let closing = false;
+  /** Tasks holding a caller's repository state (in memory until their run ends). */
+  let holding = 0;
   /** The runs under way, so that stopping can wait for each to end. */
   const active = new Set<Promise<void>>();
 
@@ -167,29 +228,17 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
 
   async function executeOne(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
-    /** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
-    const task = (state: Task["status"]["state"], text?: string) =>
-      AgentEvent.task(SdkTask.fromJSON({
-        id: taskId,
-        contextId,
-        status: text
-          ? ownStatus(taskId, contextId, state, text)
-          : { state, timestamp: new Date().toISOString() },
-        history: [{ ...SdkMessage.toJSON(request.userMessage) as object, taskId, contextId }],
-      }));
-    const end = (state: Task["status"]["state"], text: string) => {
-      bus.publish(ownStatusEvent(taskId, contextId, state, text));
-      bus.finished();
-    };
     /** Refused before it began: the first answer (also to returnImmediately) says so. */
     const refuse = (text: string) => {
-      bus.publish(task("TASK_STATE_REJECTED", text));
+      bus.publish(firstTask(request, "TASK_STATE_REJECTED", text));
       bus.finished();
     };
     if (request.task) {
       // A run ends final or failed; it never waits for input (see the README).
       bus.publish(AgentEvent.task(request.task));
-      return end(
+      return endWith(
+        bus,
+        request,
         "TASK_STATE_REJECTED",
         "This task has ended; a served registry Agent does not continue a task. Send a new " +
           "message (without taskId) to start another run.",
@@ -197,6 +246,22 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     }
     const brief = textOf(request.userMessage);
     if (!brief) return refuse("Send the brief as a text part.");
+    const state = receivedRepoState(request.userMessage.metadata, filesOf(request.userMessage));
+    if (state && "refused" in state) {
+      return refuse(`The repository state was refused: ${state.refused}.`);
+    }
+    const bytes = (state?.bundle?.byteLength ?? 0) + (state?.changes?.byteLength ?? 0);
+    if (bytes > MAX_REPO_STATE_BYTES) {
+      return refuse(
+        `The repository state is larger than the ${MAX_REPO_STATE_BYTES} bytes this agent takes.`,
+      );
+    }
+    if (state && holding >= agent.states.max) {
+      return refuse(
+        `The server is busy: ${holding} runs with a repository state are under way. Try ` +
+          "again later.",
+      );
+    }
     const place = slots.place();
     if (place === undefined) {
       return refuse(
@@ -204,7 +269,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           "again later.",
       );
     }
-    bus.publish(task("TASK_STATE_SUBMITTED"));
+    bus.publish(firstTask(request, "TASK_STATE_SUBMITTED"));
     if (place > 0) {
       bus.publish(ownStatusEvent(
         taskId,
@@ -213,6 +278,23 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `Waiting for a free run: number ${place} in line.`,
       ));
     }
+    if (state) holding++;
+    try {
+      await runOne(request, bus, brief, state);
+    } finally {
+      if (state) holding--;
+    }
+  }
+
+  async function runOne(
+    request: RequestContext,
+    bus: ExecutionEventBus,
+    brief: string,
+    state: WireRepoState | undefined,
+  ): Promise<void> {
+    const { taskId, contextId } = request;
+    const end = (state: Task["status"]["state"], text: string) =>
+      endWith(bus, request, state, text);
     const canceled = new AbortController();
     cancels.set(taskId, canceled);
     const stop = AbortSignal.any([agent.signal, canceled.signal]);
@@ -225,14 +307,29 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         closing ? "The server stopped before the run began." : "Canceled before it started.",
       );
     }
+    let rebuilt: string | undefined;
     try {
       let started: Task;
       try {
+        let cwd: string | undefined;
+        if (state) {
+          mkdirSync(agent.states.dir, { recursive: true, mode: 0o700 });
+          rebuilt = mkdtempSync(join(agent.states.dir, "state-"));
+          cwd = await restoreRepoState({
+            state,
+            into: join(rebuilt, "tree"),
+            scratch: rebuilt,
+            repository: agent.states.repository,
+            env: agent.states.env,
+            signal: stop,
+          });
+        }
         // Canceled while the Agent is looked up: no task is made.
         started = await service.start(agent.identifier, brief, {
           caller: service.caller(),
           waitSeconds: 0,
           signal: stop,
+          cwd,
           ...agent.run,
         });
       } catch (err) {
@@ -277,6 +374,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       running.delete(taskId);
       cancels.delete(taskId);
       release();
+      // The run is final: its copy is gone, and nothing reads the tree it was made from.
+      if (rebuilt) rmSync(rebuilt, { recursive: true, force: true });
     }
   }
 

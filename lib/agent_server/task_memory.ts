@@ -1,6 +1,7 @@
 /**
  * The A2A tasks a served Agent remembers, in memory and bounded: once more than `max` are
- * kept, the oldest that have ended are forgotten (a task still running never is). The
+ * kept, the oldest that have ended are forgotten (a task still running never is), and a
+ * task that ended more than `ttlMs` ago is forgotten whatever the count. The
  * SDK's in-memory store, which it wraps for loading and listing, has no way to forget, so
  * forgetting rebuilds it from the tasks kept.
  * @module
@@ -10,6 +11,8 @@ import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from "@a2a-
 
 /** Tasks kept by default. */
 export const MAX_KEPT_TASKS = 1000;
+/** How long an ended task is kept by default: a day. */
+export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** TaskState numbers that are final (completed, failed, canceled, rejected). */
 const FINAL = new Set([3, 4, 5, 7]);
@@ -17,10 +20,25 @@ const FINAL = new Set([3, 4, 5, 7]);
 /** A TaskStore that keeps at most `max` ended tasks' worth of memory. */
 export class TaskMemory implements TaskStore {
   #inner = new InMemoryTaskStore();
-  /** Every task kept, oldest first, with the context it was last saved under. */
-  readonly #kept = new Map<string, { task: Task; context: ServerCallContext }>();
+  /**
+   * Every task kept, oldest first, with the context it was last saved under and, once it
+   * has ended, when.
+   */
+  readonly #kept = new Map<
+    string,
+    { task: Task; context: ServerCallContext; endedAt?: number }
+  >();
 
-  constructor(readonly max = MAX_KEPT_TASKS) {}
+  /**
+   * @param max tasks kept at most
+   * @param ttlMs how long an ended task is kept
+   * @param now the clock (milliseconds)
+   */
+  constructor(
+    readonly max = MAX_KEPT_TASKS,
+    readonly ttlMs = TASK_TTL_MS,
+    readonly now: () => number = Date.now,
+  ) {}
 
   /** How many tasks are kept now. */
   get size(): number {
@@ -28,28 +46,46 @@ export class TaskMemory implements TaskStore {
   }
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
+    const ended = FINAL.has(task.status?.state ?? 0);
+    const endedAt = ended ? this.#kept.get(task.id)?.endedAt ?? this.now() : undefined;
     this.#kept.delete(task.id);
-    this.#kept.set(task.id, { task, context });
+    this.#kept.set(task.id, { task, context, endedAt });
     await this.#inner.save(task, context);
-    if (this.#kept.size > this.max) await this.#forget();
+    if (this.#kept.size > this.max || this.#expired()) await this.#forget();
   }
 
-  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    return this.#inner.load(taskId, context);
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    if (this.#expired()) await this.#forget();
+    return await this.#inner.load(taskId, context);
   }
 
-  list(...args: Parameters<TaskStore["list"]>): ReturnType<TaskStore["list"]> {
-    return this.#inner.list(...args);
+  async list(...args: Parameters<TaskStore["list"]>): ReturnType<TaskStore["list"]> {
+    if (this.#expired()) await this.#forget();
+    return await this.#inner.list(...args);
   }
 
-  /** Forgets the oldest ended tasks down to three quarters of `max`. */
+  /** Whether any ended task is past its time. */
+  #expired(): boolean {
+    const cutoff = this.now() - this.ttlMs;
+    for (const { endedAt } of this.#kept.values()) {
+      if (endedAt !== undefined && endedAt < cutoff) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Forgets the ended tasks past their time, then the oldest ended ones down to three
+   * quarters of `max`.
+   */
   async #forget(): Promise<void> {
+    const cutoff = this.now() - this.ttlMs;
     let excess = this.#kept.size - Math.floor(this.max * 3 / 4);
-    for (const [id, { task }] of this.#kept) {
-      if (excess <= 0) break;
-      if (!FINAL.has(task.status?.state ?? 0)) continue;
-      this.#kept.delete(id);
-      excess--;
+    for (const [id, { endedAt }] of this.#kept) {
+      if (endedAt === undefined) continue;
+      if (excess > 0 || endedAt < cutoff) {
+        this.#kept.delete(id);
+        excess--;
+      }
     }
     const inner = new InMemoryTaskStore();
     for (const { task, context } of this.#kept.values()) await inner.save(task, context);

@@ -28,6 +28,8 @@ interface DenoHost {
   realPathSync(path: string): string;
   readTextFileSync(path: string): string;
   writeTextFileSync(path: string, text: string, options: { mode: number }): void;
+  readFileSync(path: string): Uint8Array;
+  writeFileSync(path: string, bytes: Uint8Array, options: { mode: number }): void;
   mkdirSync(path: string, options: { recursive: boolean; mode: number }): void;
   removeSync(path: string): void;
   renameSync(from: string, to: string): void;
@@ -424,6 +426,27 @@ export function realPathOrLexical(path: string): string {
  */
 export function readText(path: string): string {
   return deno ? deno.readTextFileSync(path) : nodeFs().readFileSync(path, "utf8");
+}
+
+/** A file's bytes. Errors carry Node's `code` (`ENOENT`, ...) under either runtime. */
+export function readBytes(path: string): Uint8Array {
+  return deno ? deno.readFileSync(path) : nodeFs().readFileSync(path);
+}
+
+/** Writes `bytes` to a file, creating it with `mode` or replacing what it held. */
+export function writeBytes(path: string, bytes: Uint8Array, mode = 0o600): void {
+  if (deno) deno.writeFileSync(path, bytes, { mode });
+  else nodeFs().writeFileSync(path, bytes, { mode });
+}
+
+/** Removes a file; nothing there is no error. */
+export function removeFile(path: string): void {
+  try {
+    if (deno) deno.removeSync(path);
+    else nodeFs().rmSync(path, { force: true });
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ENOENT") throw err;
+  }
 }
 
 /**

@@ -32,6 +32,16 @@ export interface StartOptions {
   sandbox?: string;
   /** Longest the task may run, in seconds. @default 1800 */
   timeoutSeconds?: number;
+  /**
+   * The folder a registry agent's copy is made from (a served Agent's tree rebuilt from
+   * its caller's repository state). @default the context's cwd
+   */
+  cwd?: string;
+  /**
+   * Send the caller's repository state with the brief to a remote agent that takes it
+   * (the repository-state extension). @default true
+   */
+  sendRepo?: boolean;
   /** When the caller's clock started, so lookup and launch count against the wait. */
   since?: Date;
   onTick?: (task: Task) => void;

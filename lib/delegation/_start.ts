@@ -4,6 +4,7 @@
  * @module
  */
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
+import { declaredRepoState, MAX_REPO_STATE_BYTES, type WireRepoState } from "../a2a/repo_state.ts";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { isoSeconds, ObservalError, type SelfPermissions } from "../core/mod.ts";
 import { pinnedEndpoint } from "../registry/mod.ts";
@@ -27,6 +28,8 @@ import {
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
   remotePermissions,
+  saveRepoState,
+  settle,
   userMessage,
   type WorkerFence,
 } from "../runner/mod.ts";
@@ -38,7 +41,9 @@ export async function startTask(
   message: string,
   options: StartOptions,
 ): Promise<Task> {
-  const { ctx, store } = s.deps;
+  const { store } = s.deps;
+  // A served Agent's run copies the tree rebuilt from its caller's state, not this folder.
+  const ctx = options.cwd ? { ...s.deps.ctx, cwd: options.cwd } : s.deps.ctx;
   const since = options.since ?? ctx.clock.now();
   const caller = options.caller;
   checkMessage(message);
@@ -54,6 +59,8 @@ export async function startTask(
   s.self.sweep();
 
   let kindMeta: Record<string, unknown>;
+  /** The caller's repository state, for an agent that takes it with the brief. */
+  let captured: { state: WireRepoState; top: string } | undefined;
   // Whether this process may run the remote task itself (`options.runHere`).
   let runHere = false;
   let reserveMs = 0;
@@ -77,6 +84,19 @@ export async function startTask(
       );
     }
     kindMeta = { kind: "a2a", remoteUrl: iface.url };
+    const takes = options.sendRepo === false ? undefined : declaredRepoState(pinned.card);
+    if (takes) {
+      const { captureRepoState } = await import("../workspace/mod.ts");
+      captured = await captureRepoState({
+        cwd: ctx.cwd,
+        env: ctx.env,
+        thin: takes.repository,
+        maxBytes: Math.min(takes.maxBytes, MAX_REPO_STATE_BYTES),
+        signal: options.signal,
+      });
+      // Where the agent's changes.patch applies.
+      if (captured) kindMeta.repository = captured.top;
+    }
     if (options.runHere && (options.waitSeconds ?? 0) > 0) {
       const elapsedMs = ctx.clock.now().getTime() - since.getTime();
       reserveMs = handoverReserveMs(elapsedMs);
@@ -155,6 +175,21 @@ export async function startTask(
     metadata: { observal: meta as Task["metadata"]["observal"] },
   };
   const lock = createTask(s.deps, task, runHere);
+  if (captured) {
+    try {
+      saveRepoState(store.taskDir(id), captured.state);
+    } catch (err) {
+      lock?.release();
+      settle(
+        store,
+        id,
+        "TASK_STATE_FAILED",
+        `The repository state could not be saved: ${err}`,
+        ctx,
+      );
+      throw err;
+    }
+  }
   const waiting = { since, onTick: options.onTick, signal: options.signal };
   if (lock) {
     return await runTaskHere(s, task, { entry, lock, perms, caller }, {

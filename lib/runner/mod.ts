@@ -15,6 +15,7 @@ export { DEFAULT_MAX_DEPTH, LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 export { ORPHAN_WORKSPACE_MS, type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
 export { agentMessage, markChanged, namingLog, settle, userMessage } from "./task_ops.ts";
 export * from "./worker_process.ts";
+export { dropRepoState, loadRepoState, saveRepoState } from "./sent_repo_state.ts";
 export { failedUnexpectedly, type WorkerDeps } from "./worker.ts";
 export type { HarnessChoiceInput, HarnessOption } from "./harness_choice.ts";
 export {

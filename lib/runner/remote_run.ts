@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  CHANGES_MEDIA_TYPE,
   DIRECT_RESULT_ARTIFACT,
   isFinal,
   type Message,
@@ -15,6 +16,8 @@ import {
   remoteLimits,
   RemoteRefusalError,
   type RemoteSnapshot,
+  REPO_STATE_EXTENSION,
+  repoStateMessage,
   type Task,
 } from "../a2a/mod.ts";
 import {
@@ -24,13 +27,17 @@ import {
   type RemoteClient,
 } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
-import { nodeProcess, readText, startTimer } from "../core/system/mod.ts";
+import { join, nodeProcess, readText, startTimer, writeText } from "../core/system/mod.ts";
 import type { Requester, Resolve } from "../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { approvedEndpoint, clientFor } from "./remote_endpoint.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
+import { dropRepoState, loadRepoState } from "./sent_repo_state.ts";
+
+/** The artifact a served observal Agent returns its edits in. */
+const PATCH_ARTIFACT = "changes.patch";
 
 /** How often a running worker looks for a cancel request. */
 const CANCEL_CHECK_MS = 200;
@@ -100,8 +107,12 @@ function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, turn: Turn
   turn.seen = snap.messages.length;
   for (const m of said) if (m.messageId !== "") turn.known.add(m.messageId);
   turn.last = said.at(-1) ?? turn.last;
+  const patchPath = snap.state === "TASK_STATE_COMPLETED"
+    ? keepPatch(deps.store.taskDir(id), snap.artifacts)
+    : undefined;
   const { task, changed } = deps.store.update(id, (t) => {
     const meta = { ...t.metadata.observal };
+    if (patchPath) meta.patchPath = patchPath;
     if (snap.taskId) meta.remoteTaskId = snap.taskId;
     if (snap.contextId) meta.remoteContextId = snap.contextId;
     if (snap.timestamp) meta.remoteStatusTimestamp = snap.timestamp;
@@ -130,6 +141,22 @@ function merge(deps: RemoteRunDeps, id: string, snap: RemoteSnapshot, turn: Turn
     };
   });
   return changed ? markChanged(deps.store, task) : task;
+}
+
+/**
+ * Writes a whole `changes.patch` artifact (as a served observal Agent returns one) to the
+ * task folder, where a local run keeps its patch; returns its path.
+ */
+function keepPatch(dir: string, artifacts: RemoteSnapshot["artifacts"]): string | undefined {
+  const artifact = artifacts?.find((a) => a.name === PATCH_ARTIFACT);
+  const part = artifact?.parts.length === 1 ? artifact.parts[0] : undefined;
+  if (
+    !part || typeof part.text !== "string" || part.mediaType !== CHANGES_MEDIA_TYPE ||
+    artifact?.metadata?.truncated === true || part.text === ""
+  ) return undefined;
+  const path = join(dir, PATCH_ARTIFACT);
+  writeText(path, part.text);
+  return path;
 }
 
 /** The history with later copies of a message (same non-empty id) left out. */
@@ -229,7 +256,10 @@ export async function runRemote(
   options: RemoteRunOptions = {},
 ): Promise<Task> {
   try {
-    return await run(deps, initial, options);
+    const task = await run(deps, initial, options);
+    // A state sent with the brief is not needed once the task has ended.
+    if (isFinal(task.status.state)) dropRepoState(deps.store.taskDir(task.id));
+    return task;
   } finally {
     if (deps.ctx.env[PEAK_RSS_VARIABLE]) deps.ctx.io.stderr.write(`peak_rss_kb ${peakRssKb()}\n`);
   }
@@ -272,11 +302,15 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
   const meta = initial.metadata.observal;
   // Sent already, by the caller this worker takes over from: follow it, send nothing.
   const takeOver = reply === undefined && meta.remoteTaskId !== undefined;
-  const parts = reply === undefined
+  let parts = reply === undefined
     ? initial.history?.[0]?.parts ?? [{ text: "" }]
     : typeof reply === "string"
     ? [{ text: reply }]
     : reply;
+  // The brief goes with the caller's repository state when one was captured at the start.
+  const state = reply === undefined && !takeOver ? loadRepoState(store.taskDir(id)) : undefined;
+  const withState = state ? repoStateMessage(state) : undefined;
+  if (withState) parts = [...parts, ...withState.parts];
   // Sent again after a handover, or a reply: the id the history gave it, so the agent can
   // tell a resend from a new message.
   const messageId = reply === undefined
@@ -349,9 +383,13 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
   try {
     await followRemoteTask({
       client,
-      input: takeOver
-        ? undefined
-        : { parts, taskId: meta.remoteTaskId, contextId: meta.remoteContextId, messageId },
+      input: takeOver ? undefined : {
+        parts,
+        taskId: meta.remoteTaskId,
+        contextId: meta.remoteContextId,
+        messageId,
+        ...withState ? { metadata: withState.metadata, extensions: [REPO_STATE_EXTENSION] } : {},
+      },
       follow: takeOver ? meta.remoteTaskId : undefined,
       timeoutMs: limitMs,
       fullTimeoutMs: fullMs,

@@ -112,8 +112,9 @@ export function localPermissions(
 
 /**
  * The folders a worker reads to copy the caller's working state: the repository's top
- * level (found by its `.git`) and, for a linked worktree, the git directory it points to.
- * Outside a repository, the directory itself.
+ * level (found by its `.git`), for a linked worktree the git directory it points to, and
+ * the object folders it borrows (a `git clone --shared`). Outside a repository, the
+ * directory itself.
  */
 function repositoryPaths(cwd: string): string[] {
   for (let dir = resolve(cwd);; dir = dirname(dir)) {
@@ -124,8 +125,22 @@ function repositoryPaths(cwd: string): string[] {
         // A linked worktree's git directory lives in the main repository's .git.
         return gitdir ? [dir, resolve(dir, gitdir, "..", "..")] : [dir];
       }
-      return [dir];
+      return [dir, ...borrowedObjects(join(dotGit, "objects"))];
     } catch { /* no .git here: look further up */ }
     if (dirname(dir) === dir) return [resolve(cwd)];
   }
+}
+
+/** The object folders `objects` borrows, and theirs in turn (git follows five levels). */
+function borrowedObjects(objects: string, depth = 0): string[] {
+  if (depth >= 5) return [];
+  let listed: string;
+  try {
+    listed = nodeFs().readFileSync(join(objects, "info", "alternates"), "utf8");
+  } catch {
+    return [];
+  }
+  return listed.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"))
+    .map((l) => resolve(objects, l))
+    .flatMap((alt) => [alt, ...borrowedObjects(alt, depth + 1)]);
 }

@@ -27,3 +27,11 @@ export {
   workspacesDir,
 } from "./workspace_roots.ts";
 export type * from "./types.ts";
+export {
+  type CapturedState,
+  type CaptureOptions,
+  captureRepoState,
+  type RepoState,
+  type RestoreOptions,
+  restoreRepoState,
+} from "./repo_state.ts";

@@ -15,7 +15,7 @@ import { cli } from "../support/cli.ts";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
-import { serve, type Served } from "../support/served_agent.ts";
+import { serve, withServed } from "../support/served_agent.ts";
 
 /** Edits the copy and answers as `claude -p --output-format json` does. */
 const EDITS = `#!/bin/sh
@@ -30,29 +30,6 @@ cat > /dev/null
 while [ ! -e "$HOME/go" ]; do sleep 0.05; done
 printf '{"type":"result","result":"Late.","is_error":false,"session_id":"s2"}\\n'
 `;
-
-/**
- * Runs `fn` against `a2a serve` on a fresh playground whose harness program is `program`,
- * then stops the server (which must exit 0) and cleans up.
- */
-async function withServed(
-  program: string | undefined,
-  fn: (pg: LocalPlayground, served: Served) => Promise<void>,
-  extra: string[] = [],
-): Promise<void> {
-  const pg = await localPlayground();
-  try {
-    if (program) pg.program("claude", program);
-    const served = await serve(pg, extra);
-    try {
-      await fn(pg, served);
-    } finally {
-      assert.equal(await served.stop(), 0, served.stderr());
-    }
-  } finally {
-    await pg.close();
-  }
-}
 
 function message(text: string) {
   return SendMessageRequest.fromJSON({

@@ -45,3 +45,29 @@ Deno.test("TaskMemory forgets the oldest ended tasks past its bound, never a run
   }
   assert.equal(await memory.load("t0", context), undefined);
 });
+
+Deno.test("TaskMemory forgets a task that ended longer ago than its time to live, and only such", async () => {
+  let now = 0;
+  const memory = new TaskMemory(100, 60_000, () => now);
+  const context = new ServerCallContext();
+  await memory.save(task("t1", "TASK_STATE_COMPLETED"), context);
+  await memory.save(task("t2", "TASK_STATE_WORKING"), context);
+  now = 30_000;
+  await memory.save(task("t3", "TASK_STATE_FAILED"), context);
+  now = 60_001;
+  // t1 ended 60.001 s ago; t3 30 s ago; t2 runs (its age does not count).
+  assert.equal(await memory.load("t1", context), undefined);
+  assert.equal((await memory.load("t2", context))?.id, "t2");
+  assert.equal((await memory.load("t3", context))?.id, "t3");
+  // Saved again once ended, a task keeps the time it ended.
+  await memory.save(task("t3", "TASK_STATE_FAILED"), context);
+  now = 90_001;
+  assert.equal(await memory.load("t3", context), undefined);
+  // A task that ends late is timed from its end.
+  await memory.save(task("t2", "TASK_STATE_CANCELED"), context);
+  now = 150_000;
+  assert.equal((await memory.load("t2", context))?.id, "t2");
+  now = 150_002;
+  assert.equal(await memory.load("t2", context), undefined);
+  assert.equal(memory.size, 0);
+});

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { LocalPlayground } from "./local_delegation.ts";
+import { type LocalPlayground, localPlayground } from "./local_delegation.ts";
 import { MAIN } from "./process.ts";
 
 /** A running `a2a serve`. */
@@ -81,4 +81,27 @@ export async function serve(
       return await exited;
     },
   };
+}
+
+/**
+ * Runs `fn` against `a2a serve` on a fresh playground whose harness program is `program`,
+ * then stops the server (which must exit 0) and cleans up.
+ */
+export async function withServed(
+  program: string | undefined,
+  fn: (pg: LocalPlayground, served: Served) => Promise<void>,
+  extra: string[] = [],
+): Promise<void> {
+  const pg = await localPlayground();
+  try {
+    if (program) pg.program("claude", program);
+    const served = await serve(pg, extra);
+    try {
+      await fn(pg, served);
+    } finally {
+      assert.equal(await served.stop(), 0, served.stderr());
+    }
+  } finally {
+    await pg.close();
+  }
 }

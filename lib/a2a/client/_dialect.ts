@@ -8,6 +8,10 @@ export interface RemoteInput {
   contextId?: string;
   /** The message's id: the same on a resend, so the agent can tell it is one message. */
   messageId?: string;
+  /** The message's metadata (an extension's, keyed by its URI). */
+  metadata?: Record<string, unknown>;
+  /** Extensions the message uses: listed in it, and activated by a header. */
+  extensions?: string[];
 }
 
 /** The parts to send: `parts` when given, else `text` as the only part. */
@@ -30,6 +34,8 @@ export interface Dialect {
   streamParams(input: RemoteInput): Record<string, unknown>;
   /** Params naming one task, for get and cancel. */
   taskParams(taskId: string): Record<string, unknown>;
+  /** Headers that activate the extensions a message uses (none when it uses none). */
+  extensionHeaders(input: RemoteInput): Record<string, string>;
 }
 
 /**
@@ -53,6 +59,7 @@ export function v1Dialect(a2aVersion: string, tenant: string | undefined): Diale
       scoped({ message: message(input), configuration: { returnImmediately: true } }),
     streamParams: (input) => scoped({ message: message(input) }),
     taskParams: (id) => scoped({ id }),
+    extensionHeaders: (input) => extensionHeaders("A2A-Extensions", input),
   };
 }
 
@@ -80,7 +87,12 @@ export function v03Dialect(): Dialect {
     sendParams: (input) => ({ message: message(input), configuration: { blocking: false } }),
     streamParams: (input) => ({ message: message(input) }),
     taskParams: (id) => ({ id }),
+    extensionHeaders: (input) => extensionHeaders("X-A2A-Extensions", input),
   };
+}
+
+function extensionHeaders(name: string, input: RemoteInput): Record<string, string> {
+  return input.extensions?.length ? { [name]: input.extensions.join(", ") } : {};
 }
 
 /**
@@ -114,5 +126,7 @@ function withIds<T extends Record<string, unknown>>(message: T, input: RemoteInp
   const out: Record<string, unknown> = { ...message };
   if (input.taskId) out.taskId = input.taskId;
   if (input.contextId) out.contextId = input.contextId;
+  if (input.metadata) out.metadata = input.metadata;
+  if (input.extensions?.length) out.extensions = input.extensions;
   return out as T;
 }

@@ -54,11 +54,12 @@ export async function callRpc(
   method: string,
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  headers: Record<string, string> = {},
 ): Promise<unknown> {
   const request: JsonRpcRequest = { jsonrpc: "2.0", id: crypto.randomUUID(), method, params };
   const deadline = startDeadline(target.timeoutMs, signal);
   try {
-    const response = await open(target, request, "application/json", deadline);
+    const response = await open(target, request, "application/json", deadline, headers);
     const text = await guard(target, deadline, () => readCapped(target, response, deadline));
     return resultOf(target, request.id, parseJson(target, response.status, text));
   } finally {
@@ -79,12 +80,13 @@ export async function* streamRpc(
   method: string,
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  headers: Record<string, string> = {},
 ): AsyncGenerator<unknown> {
   const request: JsonRpcRequest = { jsonrpc: "2.0", id: crypto.randomUUID(), method, params };
   const deadline = startDeadline(target.timeoutMs, signal);
   let events: AsyncGenerator<string> | undefined;
   try {
-    const response = await open(target, request, "text/event-stream", deadline);
+    const response = await open(target, request, "text/event-stream", deadline, headers);
     const type = response.headers["content-type"]?.toLowerCase() ?? "";
     if (!type.startsWith("text/event-stream")) {
       const text = await guard(target, deadline, () => readCapped(target, response, deadline));
@@ -117,6 +119,7 @@ async function open(
   request: JsonRpcRequest,
   accept: string,
   deadline: Deadline,
+  headers: Record<string, string>,
 ): Promise<RawResponse> {
   const address = await guard(target, deadline, () => target.address(deadline.signal));
   const response = await guard(target, deadline, () =>
@@ -125,6 +128,7 @@ async function open(
       address,
       method: "POST",
       headers: {
+        ...headers,
         ...target.headers,
         "content-type": "application/json",
         "accept": accept,

@@ -65,6 +65,10 @@ export interface RemoteMessageInput {
   contextId?: string;
   /** The message's id, kept on a resend; a fresh one when absent. */
   messageId?: string;
+  /** The message's metadata (an extension's, keyed by its URI). */
+  metadata?: Record<string, unknown>;
+  /** Extensions the message uses: listed in it, and activated by a header. */
+  extensions?: string[];
 }
 
 /** A client bound to one remote agent endpoint. */
@@ -163,7 +167,13 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
     version: dialect.version,
     streaming,
     send: async (input, signal) => {
-      const result = await callRpc(target, methods.send, dialect.sendParams(input), signal);
+      const result = await callRpc(
+        target,
+        methods.send,
+        dialect.sendParams(input),
+        signal,
+        dialect.extensionHeaders(input),
+      );
       const snapshot = checked(normalizeResult(result, input.taskId));
       // A reply returns before the agent has read it, so the task may still show the
       // question being answered. Reporting that as final would end the caller's wait;
@@ -196,7 +206,13 @@ export function createRemoteClient(options: RemoteClientOptions): RemoteClient {
       let snapshot: RemoteSnapshot | undefined = input.taskId
         ? { taskId: input.taskId, state: "TASK_STATE_SUBMITTED", messages: [], direct: false }
         : undefined;
-      const events = streamRpc(target, methods.stream, dialect.streamParams(input), signal);
+      const events = streamRpc(
+        target,
+        methods.stream,
+        dialect.streamParams(input),
+        signal,
+        dialect.extensionHeaders(input),
+      );
       for await (const event of events) {
         snapshot = checked(mergeEvent(snapshot, event));
         yield snapshot;

@@ -1,6 +1,14 @@
 /** `observal a2a serve`: one approved registry Agent as an A2A agent. */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,13 +75,23 @@ export const serveCommand: Command = {
       description: "Longest one run may take (1-86400)",
       default: "1800",
     },
+    "task-ttl": {
+      type: "string",
+      value: "SECONDS",
+      description: "How long an ended task can still be fetched (60-2592000; at most 1000 kept)",
+      default: "86400",
+    },
   },
   details: `The Agent's card is at <url>/.well-known/agent-card.json and its JSON-RPC endpoint
 at <url>/: A2A v1.0 for requests that send \`A2A-Version: 1.0\`, v0.3 for the others.
 Each message starts one run, exactly as \`observal delegate run\` runs the Agent: a fresh
 copy of --repo as it stands (committed or not), the Agent installed into it, its harness
 headless (sandboxed where it can be), and the answer back as the task's \`result\`
-artifact with the edits as a \`changes.patch\` artifact (text/x-diff). The runs are
+artifact with the edits as a \`changes.patch\` artifact (text/x-diff). A caller may send
+its own repository with the message instead (the repository-state extension the card
+declares; \`observal delegate run\` does so by default): HEAD as a git bundle, leaving out
+what --repo already has, and its uncommitted work as a patch, each checked before use;
+the run then works on exactly the caller's tree. The runs are
 ordinary delegated tasks: \`observal delegate list\` shows them. A run does not continue
 in a later message; send a new one. Streaming (SendStreamingMessage, SubscribeToTask)
 is supported; push notifications are not yet.
@@ -101,6 +119,7 @@ still going.`,
     const port = int(inv, "port", 0, 65535);
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
+    const taskTtlSeconds = int(inv, "task-ttl", 60, 2_592_000);
     const harness = await headlessHarnessFlag(inv);
     const sandbox = choice(inv, "sandbox", ["auto", "on", "off"]);
     const fault = probeHome(ctx.home);
@@ -111,6 +130,7 @@ still going.`,
     const cwd = scratch ?? repoFolder(given!);
     const opened = openService({ ...ctx, cwd });
     const stop = new AbortController();
+    let states: string | undefined;
     try {
       const entry = await opened.registry().resolveEntry(ref).catch((err) => {
         if (err instanceof ObservalError && err.code === "NOT_FOUND") {
@@ -132,6 +152,8 @@ still going.`,
       const { createAgentApp, servedAgentExecutor, servedCard } = await import(
         "../../agent_server/mod.ts"
       );
+      const repository = scratch ? undefined : gitTop(cwd);
+      states = stateFolder(ctx.home);
       const executor = servedAgentExecutor({
         identifier: entry.identifier,
         service: opened.service,
@@ -139,6 +161,7 @@ still going.`,
         maxQueued: maxConcurrent * 8,
         signal: stop.signal,
         run: { harness, sandbox, timeoutSeconds },
+        states: { dir: states, repository, env: ctx.env, max: maxConcurrent + 2 },
       });
       // The card names the URL, which a free port makes known only once listening.
       const late: { app?: ReturnType<typeof createAgentApp> } = {};
@@ -150,10 +173,17 @@ still going.`,
       );
       const rpcUrl = `${server.url}/`;
       late.app = createAgentApp({
-        card: servedCard(entry, { rpcUrl, providerUrl: server.url, bearer: token !== undefined }),
+        card: servedCard(entry, {
+          rpcUrl,
+          providerUrl: server.url,
+          bearer: token !== undefined,
+          repository: repository !== undefined,
+        }),
         rpcUrl,
         executor,
         token,
+        maxStateRequests: maxConcurrent + 2,
+        taskTtlMs: taskTtlSeconds * 1000,
       });
       const cardUrl = `${server.url}/.well-known/agent-card.json`;
       if (inv.json) {
@@ -176,6 +206,7 @@ still going.`,
       await opened.service.drain();
       opened.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
+      if (states) rmSync(states, { recursive: true, force: true });
     }
   },
 };
@@ -219,6 +250,47 @@ function repoFolder(dir: string): string {
   throw new ObservalError("INVALID_ARGUMENT", `--repo ${dir} is not a folder`, {
     remediation: "Pass the path of a git repository",
   });
+}
+
+/** The top of the git repository `dir` is in, or undefined outside one. */
+function gitTop(dir: string): string | undefined {
+  try {
+    const top = execFileSync("git", ["rev-parse", "--show-toplevel"], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    return realpathSync(top.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * This server's folder for the trees it rebuilds from callers' repository states, under
+ * the home's `delegations/incoming/`; folders a server that died left behind (named for
+ * its pid) are removed first.
+ */
+function stateFolder(home: string): string {
+  const root = join(home, "delegations", "incoming");
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  for (const name of readdirSync(root)) {
+    const pid = Number(/^serve-(\d+)-/.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !alive(pid)) {
+      rmSync(join(root, name), { recursive: true, force: true });
+    }
+  }
+  return mkdtempSync(join(root, `serve-${process.pid}-`));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it lives, as another user's process.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** An empty folder outside any repository, for runs without --repo. */

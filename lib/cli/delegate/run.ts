@@ -27,6 +27,10 @@ export const runCommand: Command = {
       description: "Longest the task may run (1-86400)",
       default: "1800",
     },
+    "no-repo": {
+      type: "boolean",
+      description: "Do not send this repository to a remote agent that takes it",
+    },
     ...waitFlags(600),
   },
   details: `AGENT is an identifier from \`observal delegate find\` (urn:air:...) or a registry
@@ -36,6 +40,11 @@ A remote agent's task runs in this command while it waits (unless the agent stre
 the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on (a second
 Ctrl-C while the agent has yet to answer quits at once, and the task is recorded as
 stopped by you).
+A remote agent whose card takes the repository state (an observal \`a2a serve\`) gets this
+repository with the brief: HEAD as a git bundle (leaving out what your remote-tracking
+branches hold, when it has a clone of its own) and your uncommitted and untracked work as
+a patch. It then works on exactly your tree, and its changes.patch is kept like a local
+run's, ready to apply. --no-repo sends the brief alone.
 Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting for input
 (also after Ctrl-C, which stops the wait but not the task), 9 the worker could not start
 (the task is marked failed). Run \`observal help exit-codes\` for all of them.
@@ -55,6 +64,7 @@ ${TASK_JSON_NOTE}`,
           // Checked here, so a mistyped mode is refused for a remote agent too.
           sandbox: choice(inv, "sandbox", ["auto", "on", "off"]),
           timeoutSeconds,
+          sendRepo: inv.flags["no-repo"] !== true,
           since,
           onTick,
           signal,
