@@ -21,6 +21,8 @@ import {
 } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { hybridCard } from "./card.ts";
+import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
+import { type DeliveryOptions, WebhookSender } from "./push_delivery.ts";
 import { TaskMemory } from "./task_memory.ts";
 
 /** Largest JSON-RPC request body taken, in bytes. */
@@ -77,6 +79,8 @@ export interface AgentAppOptions {
   executor: AgentExecutor;
   /** When set, JSON-RPC requests must carry `Authorization: Bearer <token>`; the card is public. */
   token?: string;
+  /** Push notifications: which private webhook hosts are allowed now, and delivery limits. */
+  push?: { privateHosts: PrivateHosts } & DeliveryOptions;
 }
 
 /**
@@ -87,7 +91,16 @@ export interface AgentAppOptions {
  */
 export function createAgentApp(options: AgentAppOptions): Hono {
   const typed = SdkAgentCard.fromJSON(options.card);
-  const handler = new DefaultRequestHandler(typed, new TaskMemory(), options.executor);
+  // Without a say on private hosts, none is allowed: a private webhook is refused.
+  const pushConfigs = new PushConfigs(options.push?.privateHosts ?? (() => Promise.resolve([])));
+  const handler = new DefaultRequestHandler(
+    typed,
+    new TaskMemory(undefined, (id, context) => pushConfigs.forget(id, context)),
+    options.executor,
+    undefined,
+    pushConfigs,
+    new WebhookSender(pushConfigs, options.push),
+  );
   const v1 = new JsonRpcTransportHandler(handler);
   const v03 = new LegacyJsonRpcTransportHandler(handler);
   const app = new Hono();

@@ -47,7 +47,7 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
       { url: options.rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ],
     provider: { organization: "observal", url: options.providerUrl },
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: true },
     ...options.bearer
       ? {
         securitySchemes: { [SCHEME]: { httpAuthSecurityScheme: { scheme: "Bearer" } } },

@@ -20,7 +20,14 @@ export class TaskMemory implements TaskStore {
   /** Every task kept, oldest first, with the context it was last saved under. */
   readonly #kept = new Map<string, { task: Task; context: ServerCallContext }>();
 
-  constructor(readonly max = MAX_KEPT_TASKS) {}
+  /**
+   * @param max tasks kept
+   * @param onForget told of each task forgotten, so that what belongs to it goes too
+   */
+  constructor(
+    readonly max = MAX_KEPT_TASKS,
+    readonly onForget?: (taskId: string, context: ServerCallContext) => void,
+  ) {}
 
   /** How many tasks are kept now. */
   get size(): number {
@@ -45,10 +52,11 @@ export class TaskMemory implements TaskStore {
   /** Forgets the oldest ended tasks down to three quarters of `max`. */
   async #forget(): Promise<void> {
     let excess = this.#kept.size - Math.floor(this.max * 3 / 4);
-    for (const [id, { task }] of this.#kept) {
+    for (const [id, { task, context }] of this.#kept) {
       if (excess <= 0) break;
       if (!FINAL.has(task.status?.state ?? 0)) continue;
       this.#kept.delete(id);
+      this.onForget?.(id, context);
       excess--;
     }
     const inner = new InMemoryTaskStore();
