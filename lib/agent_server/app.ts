@@ -20,6 +20,7 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { hybridCard } from "./card.ts";
 import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
 import { type DeliveryOptions, WebhookSender } from "./push_delivery.ts";
@@ -66,6 +67,16 @@ function paramsProblem(method: string, params: unknown): string | undefined {
   return `params.${issue.path.join(".") || "(all)"}: ${issue.message}`;
 }
 
+/** The methods that send a message, in both protocol versions. */
+const SENDS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
+
+/** The task a message names (`params.message.taskId`), if any. */
+function taskIdOf(params: unknown): string | undefined {
+  const message = isRecord(params) ? params.message : undefined;
+  const taskId = isRecord(message) ? message.taskId : undefined;
+  return typeof taskId === "string" && taskId !== "" ? taskId : undefined;
+}
+
 function rpcError(id: unknown, error: JsonRpcError) {
   return { jsonrpc: "2.0", id: id ?? null, error };
 }
@@ -93,9 +104,10 @@ export function createAgentApp(options: AgentAppOptions): Hono {
   const typed = SdkAgentCard.fromJSON(options.card);
   // Without a say on private hosts, none is allowed: a private webhook is refused.
   const pushConfigs = new PushConfigs(options.push?.privateHosts ?? (() => Promise.resolve([])));
+  const tasks = new TaskMemory(undefined, (id, context) => pushConfigs.forget(id, context));
   const handler = new DefaultRequestHandler(
     typed,
-    new TaskMemory(undefined, (id, context) => pushConfigs.forget(id, context)),
+    tasks,
     options.executor,
     undefined,
     pushConfigs,
@@ -173,6 +185,15 @@ export function createAgentApp(options: AgentAppOptions): Hono {
       let result: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
       try {
         validateVersion(requested, typed, "JSONRPC");
+        const followed = SENDS.has(body.method) ? taskIdOf(body.params) : undefined;
+        // One message is one run; a task that has ended gets the SDK's own -32004.
+        if (followed && tasks.isRunning(followed)) {
+          throw new UnsupportedOperationError(
+            `Task ${followed} is still running, and a served registry Agent takes one message ` +
+              "per task: wait for its end (GetTask, SubscribeToTask), or send a new message " +
+              "without taskId to start another run",
+          );
+        }
         result = legacy
           ? await v03.handle(body, context) as typeof result
           : await v1.handle(body, context);

@@ -41,6 +41,12 @@ export class TaskMemory implements TaskStore {
     if (this.#kept.size > this.max) await this.#forget();
   }
 
+  /** Whether `taskId` is kept and has not ended (whoever asked for it). */
+  isRunning(taskId: string): boolean {
+    const task = this.#kept.get(taskId)?.task;
+    return task !== undefined && !FINAL.has(task.status?.state ?? 0);
+  }
+
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     return this.#inner.load(taskId, context);
   }
