@@ -20,9 +20,12 @@ import {
   validateVersion,
 } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { MAX_REPO_STATE_BYTES, REPO_STATE_EXTENSION } from "../a2a/mod.ts";
 import { hybridCard } from "./card.ts";
-import { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";
+import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
+import { type DeliveryOptions, WebhookSender } from "./push_delivery.ts";
+import { TaskMemory } from "./task_memory.ts";
 
 /** Largest JSON-RPC request body taken, in bytes. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -74,6 +77,16 @@ function paramsProblem(method: string, params: unknown): string | undefined {
   return `params.${issue.path.join(".") || "(all)"}: ${issue.message}`;
 }
 
+/** The methods that send a message, in both protocol versions. */
+const SENDS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
+
+/** The task a message names (`params.message.taskId`), if any. */
+function taskIdOf(params: unknown): string | undefined {
+  const message = isRecord(params) ? params.message : undefined;
+  const taskId = isRecord(message) ? message.taskId : undefined;
+  return typeof taskId === "string" && taskId !== "" ? taskId : undefined;
+}
+
 function rpcError(id: unknown, error: JsonRpcError) {
   return { jsonrpc: "2.0", id: id ?? null, error };
 }
@@ -94,6 +107,8 @@ export interface AgentAppOptions {
   maxStateRequests: number;
   /** How long an ended task is remembered, in ms. @default TASK_TTL_MS (a day) */
   taskTtlMs?: number;
+  /** Push notifications: which private webhook hosts are allowed now, and delivery limits. */
+  push?: { privateHosts: PrivateHosts } & DeliveryOptions;
 }
 
 /**
@@ -104,10 +119,19 @@ export interface AgentAppOptions {
  */
 export function createAgentApp(options: AgentAppOptions): Hono {
   const typed = SdkAgentCard.fromJSON(options.card);
+  // Without a say on private hosts, none is allowed: a private webhook is refused.
+  const pushConfigs = new PushConfigs(options.push?.privateHosts ?? (() => Promise.resolve([])));
+  const tasks = new TaskMemory({
+    ttlMs: options.taskTtlMs,
+    onForget: (id, context) => pushConfigs.forget(id, context),
+  });
   const handler = new DefaultRequestHandler(
     typed,
-    new TaskMemory(MAX_KEPT_TASKS, options.taskTtlMs),
+    tasks,
     options.executor,
+    undefined,
+    pushConfigs,
+    new WebhookSender(pushConfigs, options.push),
   );
   const v1 = new JsonRpcTransportHandler(handler);
   const v03 = new LegacyJsonRpcTransportHandler(handler);
@@ -195,6 +219,15 @@ export function createAgentApp(options: AgentAppOptions): Hono {
       let result: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
       try {
         validateVersion(requested, typed, "JSONRPC");
+        const followed = SENDS.has(body.method) ? taskIdOf(body.params) : undefined;
+        // One message is one run; a task that has ended gets the SDK's own -32004.
+        if (followed && tasks.isRunning(followed)) {
+          throw new UnsupportedOperationError(
+            `Task ${followed} is still running, and a served registry Agent takes one message ` +
+              "per task: wait for its end (GetTask, SubscribeToTask), or send a new message " +
+              "without taskId to start another run",
+          );
+        }
         result = legacy
           ? await v03.handle(body, context) as typeof result
           : await v1.handle(body, context);

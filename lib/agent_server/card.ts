@@ -52,7 +52,7 @@ export function servedCard(entry: EntryDocument, options: CardOptions): Record<s
     provider: { organization: "observal", url: options.providerUrl },
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       extensions: [repoStateExtension(options.repository)],
     },
     ...options.bearer

@@ -28,17 +28,28 @@ export class TaskMemory implements TaskStore {
     string,
     { task: Task; context: ServerCallContext; endedAt?: number }
   >();
+  /** Tasks kept at most. */
+  readonly max: number;
+  /** How long an ended task is kept, in ms. */
+  readonly ttlMs: number;
+  readonly onForget?: (taskId: string, context: ServerCallContext) => void;
+  readonly now: () => number;
 
   /**
-   * @param max tasks kept at most
-   * @param ttlMs how long an ended task is kept
-   * @param now the clock (milliseconds)
+   * @param options `max` tasks kept; `ttlMs`, how long an ended task is kept; `onForget`,
+   *   told of each task forgotten, so that what belongs to it goes too; `now`, the clock (ms)
    */
-  constructor(
-    readonly max = MAX_KEPT_TASKS,
-    readonly ttlMs = TASK_TTL_MS,
-    readonly now: () => number = Date.now,
-  ) {}
+  constructor(options: {
+    max?: number;
+    ttlMs?: number;
+    onForget?: (taskId: string, context: ServerCallContext) => void;
+    now?: () => number;
+  } = {}) {
+    this.max = options.max ?? MAX_KEPT_TASKS;
+    this.ttlMs = options.ttlMs ?? TASK_TTL_MS;
+    this.onForget = options.onForget;
+    this.now = options.now ?? Date.now;
+  }
 
   /** How many tasks are kept now. */
   get size(): number {
@@ -52,6 +63,12 @@ export class TaskMemory implements TaskStore {
     this.#kept.set(task.id, { task, context, endedAt });
     await this.#inner.save(task, context);
     if (this.#kept.size > this.max || this.#expired()) await this.#forget();
+  }
+
+  /** Whether `taskId` is kept and has not ended (whoever asked for it). */
+  isRunning(taskId: string): boolean {
+    const task = this.#kept.get(taskId)?.task;
+    return task !== undefined && !FINAL.has(task.status?.state ?? 0);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -80,10 +97,11 @@ export class TaskMemory implements TaskStore {
   async #forget(): Promise<void> {
     const cutoff = this.now() - this.ttlMs;
     let excess = this.#kept.size - Math.floor(this.max * 3 / 4);
-    for (const [id, { endedAt }] of this.#kept) {
+    for (const [id, { endedAt, context }] of this.#kept) {
       if (endedAt === undefined) continue;
       if (excess > 0 || endedAt < cutoff) {
         this.#kept.delete(id);
+        this.onForget?.(id, context);
         excess--;
       }
     }

@@ -12,9 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { REPO_STATE_EXTENSION } from "../../lib/a2a/mod.ts";
-import { cli } from "../support/cli.ts";
 import { type LocalPlayground, treeOf } from "../support/local_delegation.ts";
-import { type Served, withServed } from "../support/served_agent.ts";
+import { callerHome, type Served, withServed } from "../support/served_agent.ts";
 
 /**
  * Says what it saw (edit.txt and the untracked notes.txt, one line) and appends a line to
@@ -39,39 +38,6 @@ function stateOf(repo: string): string {
     head: git(repo, "rev-parse", "HEAD"),
     refs: git(repo, "for-each-ref"),
   });
-}
-
-/** A second home that imported and approved the served card; runs observal there. */
-async function callerHome(served: Served) {
-  const home = mkdtempSync(join(tmpdir(), "observal-caller-"));
-  const env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" };
-  const run = (args: string[], cwd = home) => cli(args, { env, cwd });
-  const ok = async (args: string[], cwd?: string) => {
-    const r = await run(args, cwd);
-    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
-    return r.stdout;
-  };
-  await ok(["registry", "settings", "set", "discovery.a2a_private_hosts", "127.0.0.1"]);
-  const doc = JSON.parse(
-    await ok([
-      "registry",
-      "a2a",
-      "submit",
-      `${served.url}/.well-known/agent-card.json`,
-      "--json",
-    ]),
-  );
-  const id = String(doc.identifier);
-  await ok([
-    "registry",
-    "a2a",
-    "review",
-    id,
-    "--approve",
-    "--digest",
-    String(doc["obs:artifactDigest"]),
-  ]);
-  return { home, id, run, close: () => rmSync(home, { recursive: true, force: true }) };
 }
 
 /** A clone of the served repository with a new commit, an uncommitted edit and an untracked file. */

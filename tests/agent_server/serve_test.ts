@@ -9,13 +9,11 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { cli } from "../support/cli.ts";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
-import { serve, withServed } from "../support/served_agent.ts";
+import { callerHome, serve, withServed } from "../support/served_agent.ts";
 
 /** Edits the copy and answers as `claude -p --output-format json` does. */
 const EDITS = `#!/bin/sh
@@ -429,46 +427,24 @@ Deno.test("a2a serve --token-file: the card declares bearer auth; requests witho
 
 Deno.test("a2a serve: another observal imports the served card and delegates to it; the patch comes back", async () => {
   await withServed(EDITS, async (_pg, served) => {
-    const home = mkdtempSync(join(tmpdir(), "observal-caller-"));
+    const caller = await callerHome(served);
     try {
-      const env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" };
-      const caller = (args: string[]) => cli(args, { env, cwd: home });
-      const allow = await caller([
-        "registry",
-        "settings",
-        "set",
-        "discovery.a2a_private_hosts",
-        "127.0.0.1",
-      ]);
-      assert.equal(allow.code, 0, allow.stderr);
-      const submitted = await caller([
-        "registry",
-        "a2a",
-        "submit",
-        `${served.url}/.well-known/agent-card.json`,
+      const run = await caller.run([
+        "delegate",
+        "run",
+        caller.id,
+        "Add a line.",
+        "--wait",
+        "60",
         "--json",
       ]);
-      assert.equal(submitted.code, 0, submitted.stderr);
-      const doc = JSON.parse(submitted.stdout);
-      const id = String(doc.identifier);
-      const approved = await caller([
-        "registry",
-        "a2a",
-        "review",
-        id,
-        "--approve",
-        "--digest",
-        String(doc["obs:artifactDigest"]),
-      ]);
-      assert.equal(approved.code, 0, approved.stderr);
-      const run = await caller(["delegate", "run", id, "Add a line.", "--wait", "60", "--json"]);
       assert.equal(run.code, 0, run.stderr);
       const task = JSON.parse(run.stdout);
       assert.equal(task.status.state, "TASK_STATE_COMPLETED");
       const patch = task.artifacts.find((a: { name?: string }) => a.name === "changes.patch");
       assert.match(patch.parts[0].text, /^\+three$/m);
     } finally {
-      rmSync(home, { recursive: true, force: true });
+      caller.close();
     }
   });
 });

@@ -15,7 +15,7 @@ function task(id: string, state: string): Task {
 }
 
 Deno.test("TaskMemory forgets the oldest ended tasks past its bound, never a running one", async () => {
-  const memory = new TaskMemory(100);
+  const memory = new TaskMemory({ max: 100 });
   const context = new ServerCallContext();
   await memory.save(task("t0", "TASK_STATE_WORKING"), context);
   for (let i = 1; i <= 250; i++) await memory.save(task(`t${i}`, "TASK_STATE_COMPLETED"), context);
@@ -48,7 +48,7 @@ Deno.test("TaskMemory forgets the oldest ended tasks past its bound, never a run
 
 Deno.test("TaskMemory forgets a task that ended longer ago than its time to live, and only such", async () => {
   let now = 0;
-  const memory = new TaskMemory(100, 60_000, () => now);
+  const memory = new TaskMemory({ max: 100, ttlMs: 60_000, now: () => now });
   const context = new ServerCallContext();
   await memory.save(task("t1", "TASK_STATE_COMPLETED"), context);
   await memory.save(task("t2", "TASK_STATE_WORKING"), context);

@@ -9,6 +9,10 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli } from "./cli.ts";
 import { type LocalPlayground, localPlayground } from "./local_delegation.ts";
 import { MAIN } from "./process.ts";
 
@@ -104,4 +108,37 @@ export async function withServed(
   } finally {
     await pg.close();
   }
+}
+
+/** A second home that imported and approved the served card; runs observal there. */
+export async function callerHome(served: Served) {
+  const home = mkdtempSync(join(tmpdir(), "observal-caller-"));
+  const env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" };
+  const run = (args: string[], cwd = home) => cli(args, { env, cwd });
+  const ok = async (args: string[], cwd?: string) => {
+    const r = await run(args, cwd);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    return r.stdout;
+  };
+  await ok(["registry", "settings", "set", "discovery.a2a_private_hosts", "127.0.0.1"]);
+  const doc = JSON.parse(
+    await ok([
+      "registry",
+      "a2a",
+      "submit",
+      `${served.url}/.well-known/agent-card.json`,
+      "--json",
+    ]),
+  );
+  const id = String(doc.identifier);
+  await ok([
+    "registry",
+    "a2a",
+    "review",
+    id,
+    "--approve",
+    "--digest",
+    String(doc["obs:artifactDigest"]),
+  ]);
+  return { home, id, run, close: () => rmSync(home, { recursive: true, force: true }) };
 }

@@ -15,6 +15,8 @@ import { join } from "node:path";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
 import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
+import { resolveWithOverrides } from "../../net/mod.ts";
+import type { RegistryClient } from "../../registry/mod.ts";
 import { choice, type Command, int, str } from "../command.ts";
 import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
@@ -94,7 +96,10 @@ what --repo already has, and its uncommitted work as a patch, each checked befor
 the run then works on exactly the caller's tree. The runs are
 ordinary delegated tasks: \`observal delegate list\` shows them. A run does not continue
 in a later message; send a new one. Streaming (SendStreamingMessage, SubscribeToTask)
-is supported; push notifications are not yet.
+and push notifications are supported. A webhook must be a public https URL, checked
+like an agent endpoint when it is set and again at each delivery; the hosts in the
+registry's discovery.a2a_private_hosts setting may be private or plain http (loopback
+ones only while this server itself listens on loopback).
 With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
 stays public and declares it); only then may --host be an address other machines reach.
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
@@ -184,6 +189,12 @@ still going.`,
         token,
         maxStateRequests: maxConcurrent + 2,
         taskTtlMs: taskTtlSeconds * 1000,
+        push: {
+          privateHosts: () => webhookPrivateHosts(opened.registry(), host),
+          resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
+          signal: stop.signal,
+          log: (line) => note(ctx, line),
+        },
       });
       const cardUrl = `${server.url}/.well-known/agent-card.json`;
       if (inv.json) {
@@ -210,6 +221,27 @@ still going.`,
     }
   },
 };
+
+/** The variable holding host=address pairs used instead of DNS, as for agent endpoints. */
+const RESOLVE_VARIABLE = "OBSERVAL_A2A_RESOLVE";
+
+/**
+ * The webhook hosts allowed to be private: the registry's `discovery.a2a_private_hosts`
+ * as it stands now (read at each use, so removing a host takes effect at once; a user
+ * who may not read it gets none). Loopback hosts count only while this server listens on
+ * loopback: one that other machines reach must not post to services on its own host.
+ */
+async function webhookPrivateHosts(registry: RegistryClient, host: string): Promise<string[]> {
+  let hosts: string[];
+  try {
+    const { items } = await registry.settings();
+    const value = items.find((i) => i.key === "discovery.a2a_private_hosts")?.value;
+    hosts = Array.isArray(value) ? value.filter((h): h is string => typeof h === "string") : [];
+  } catch {
+    return [];
+  }
+  return isLoopback(host) ? hosts : hosts.filter((h) => !isLoopback(h.replace(/^\[|\]$/g, "")));
+}
 
 /** Shortest token taken: a guessable one would open the Agent to anyone who can reach it. */
 const MIN_TOKEN_CHARS = 16;
