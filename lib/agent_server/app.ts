@@ -91,6 +91,12 @@ function rpcError(id: unknown, error: JsonRpcError) {
   return { jsonrpc: "2.0", id: id ?? null, error };
 }
 
+/** The count of requests with a repository state, shared by a server's Agents. */
+export interface StateRequests {
+  taken: number;
+  readonly max: number;
+}
+
 /** What the app serves. */
 export interface AgentAppOptions {
   /** The v1.0 card. */
@@ -101,10 +107,11 @@ export interface AgentAppOptions {
   /** When set, JSON-RPC requests must carry `Authorization: Bearer <token>`; the card is public. */
   token?: string;
   /**
-   * Requests carrying a repository state taken at once (each holds tens of MiB until its
-   * answer is sent); one more is refused as busy.
+   * Requests carrying a repository state being taken now, and how many may be at once
+   * (each holds tens of MiB until its answer is sent; one more is refused as busy).
+   * Shared by the Agents of one server.
    */
-  maxStateRequests: number;
+  stateRequests: StateRequests;
   /** How long an ended task is remembered, in ms. @default TASK_TTL_MS (a day) */
   taskTtlMs?: number;
   /** Push notifications: which private webhook hosts are allowed now, and delivery limits. */
@@ -138,7 +145,7 @@ export function createAgentApp(options: AgentAppOptions): Hono {
   const app = new Hono();
   const plainLimit = limitBody(MAX_REQUEST_BYTES, "");
   const stateLimit = limitBody(MAX_STATE_REQUEST_BYTES, " with its repository state");
-  let stateRequests = 0;
+  const states = options.stateRequests;
 
   app.get(CARD_PATH, (c) => {
     const version = c.req.header("a2a-version");
@@ -172,22 +179,22 @@ export function createAgentApp(options: AgentAppOptions): Hono {
       if (!activates(c.req.header("a2a-extensions") ?? c.req.header("x-a2a-extensions"))) {
         return await plainLimit(c, next);
       }
-      if (stateRequests >= options.maxStateRequests) {
+      if (states.taken >= states.max) {
         c.header("Retry-After", "10");
         return c.json(
           rpcError(null, {
             code: SERVER_BUSY,
-            message: `${stateRequests} requests with a repository state are being taken; ` +
+            message: `${states.taken} requests with a repository state are being taken; ` +
               "try again shortly",
           }),
           503,
         );
       }
-      stateRequests++;
+      states.taken++;
       try {
         return await stateLimit(c, next);
       } finally {
-        stateRequests--;
+        states.taken--;
       }
     },
     async (c) => {

@@ -36,10 +36,8 @@ export interface ServedAgent {
   /** The registry Agent's identifier, as resolved when the server started. */
   identifier: string;
   service: DelegationService;
-  /** Runs at once; later messages wait in SUBMITTED for a free slot. */
-  maxConcurrent: number;
-  /** Messages that may wait for a slot; one more is rejected. */
-  maxQueued: number;
+  /** The server's run slots and their line, shared by the Agents it serves. */
+  slots: RunSlots;
   /** Aborts when the server stops: waits end, and the tasks still running are canceled. */
   signal: AbortSignal;
   /** How each run starts, as `delegate run` takes it. */
@@ -51,8 +49,11 @@ export interface ServedAgent {
     /** The served repository (`--repo`), whose commits a bundle may leave out. */
     repository?: string;
     env: Readonly<Record<string, string | undefined>>;
-    /** Tasks holding a state at once (each until its run ends); one more is refused. */
-    max: number;
+    /**
+     * Tasks holding a state now (each until its run ends), and how many may at once; one
+     * more is refused. Shared by the Agents of one server.
+     */
+    held: { taken: number; readonly max: number };
   };
 }
 
@@ -141,8 +142,11 @@ function endWith(
   bus.finished();
 }
 
-/** Slots for runs, and the line of messages waiting for one. */
-class Slots {
+/**
+ * Slots for runs, and the line of messages waiting for one: `size` run at once, later
+ * messages wait in SUBMITTED, and past `maxQueued` waiting one more is rejected.
+ */
+export class RunSlots {
   #free: number;
   #closed = false;
   /** Each waiter's wake-up: true hands it a slot, false turns it away. */
@@ -207,7 +211,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   cancelAll(): Promise<void>;
 } {
   const { service } = agent;
-  const slots = new Slots(agent.maxConcurrent, agent.maxQueued);
+  const { slots } = agent;
+  const held = agent.states.held;
   /** A2A task id -> delegated task id, while it runs. */
   const running = new Map<string, string>();
   /** Each A2A task's cancel, until its run has ended: aborted when a client cancels it. */
@@ -215,8 +220,6 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
 
   /** Set once the server stops: nothing more starts. */
   let closing = false;
-  /** Tasks holding a caller's repository state (in memory until their run ends). */
-  let holding = 0;
   /** The runs under way, so that stopping can wait for each to end. */
   const active = new Set<Promise<void>>();
 
@@ -256,9 +259,9 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `The repository state is larger than the ${MAX_REPO_STATE_BYTES} bytes this agent takes.`,
       );
     }
-    if (state && holding >= agent.states.max) {
+    if (state && held.taken >= held.max) {
       return refuse(
-        `The server is busy: ${holding} runs with a repository state are under way. Try ` +
+        `The server is busy: ${held.taken} runs with a repository state are under way. Try ` +
           "again later.",
       );
     }
@@ -278,11 +281,11 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `Waiting for a free run: number ${place} in line.`,
       ));
     }
-    if (state) holding++;
+    if (state) held.taken++;
     try {
       await runOne(request, bus, brief, state);
     } finally {
-      if (state) holding--;
+      if (state) held.taken--;
     }
   }
 

@@ -94,12 +94,12 @@ export async function serve(
 export async function withServed(
   program: string | undefined,
   fn: (pg: LocalPlayground, served: Served) => Promise<void>,
-  extra: string[] = [],
+  extra: string[] | ((pg: LocalPlayground) => Promise<string[]>) = [],
 ): Promise<void> {
   const pg = await localPlayground();
   try {
     if (program) pg.program("claude", program);
-    const served = await serve(pg, extra);
+    const served = await serve(pg, typeof extra === "function" ? await extra(pg) : extra);
     try {
       await fn(pg, served);
     } finally {
@@ -111,34 +111,38 @@ export async function withServed(
 }
 
 /** A second home that imported and approved the served card; runs observal there. */
-export async function callerHome(served: Served) {
+export async function callerHome(served: Served, options: { manifest?: boolean } = {}) {
   const home = mkdtempSync(join(tmpdir(), "observal-caller-"));
   const env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1" };
   const run = (args: string[], cwd = home) => cli(args, { env, cwd });
   const ok = async (args: string[], cwd?: string) => {
     const r = await run(args, cwd);
-    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
     return r.stdout;
   };
   await ok(["registry", "settings", "set", "discovery.a2a_private_hosts", "127.0.0.1"]);
-  const doc = JSON.parse(
+  const where = options.manifest ? "ard.json" : "agent-card.json";
+  const out = JSON.parse(
+    await ok(["registry", "a2a", "submit", `${served.url}/.well-known/${where}`, "--json"]),
+  );
+  const imported: Array<Record<string, unknown>> = options.manifest ? out.items : [out];
+  for (const doc of imported) {
     await ok([
       "registry",
       "a2a",
-      "submit",
-      `${served.url}/.well-known/agent-card.json`,
-      "--json",
-    ]),
-  );
-  const id = String(doc.identifier);
-  await ok([
-    "registry",
-    "a2a",
-    "review",
-    id,
-    "--approve",
-    "--digest",
-    String(doc["obs:artifactDigest"]),
-  ]);
-  return { home, id, run, close: () => rmSync(home, { recursive: true, force: true }) };
+      "review",
+      String(doc.identifier),
+      "--approve",
+      "--digest",
+      String(doc["obs:artifactDigest"]),
+    ]);
+  }
+  return {
+    home,
+    /** The first card imported. */
+    id: String(imported[0].identifier),
+    imported,
+    run,
+    close: () => rmSync(home, { recursive: true, force: true }),
+  };
 }

@@ -1,4 +1,4 @@
-/** `observal a2a serve`: one approved registry Agent as an A2A agent. */
+/** `observal a2a serve`: approved registry Agents as A2A agents. */
 import { execFileSync } from "node:child_process";
 import {
   mkdirSync,
@@ -16,7 +16,7 @@ import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
 import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { resolveWithOverrides } from "../../net/mod.ts";
-import type { RegistryClient } from "../../registry/mod.ts";
+import type { EntryDocument, RegistryClient } from "../../registry/mod.ts";
 import { choice, type Command, int, str } from "../command.ts";
 import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
@@ -25,12 +25,14 @@ import { note, say } from "../output.ts";
 
 export const serveCommand: Command = {
   name: "serve",
-  summary: "Serve an approved registry Agent over A2A (v1.0 and v0.3 JSON-RPC)",
+  summary: "Serve approved registry Agents over A2A (v1.0 and v0.3 JSON-RPC)",
   flags: {
     agent: {
       type: "string",
       value: "AGENT",
-      description: "The registry Agent to serve (identifier, namespace/name or UUID)",
+      description:
+        "A registry Agent to serve (identifier, namespace/name or UUID); repeat for several",
+      multiple: true,
     },
     repo: {
       type: "string",
@@ -86,6 +88,10 @@ export const serveCommand: Command = {
   },
   details: `The Agent's card is at <url>/.well-known/agent-card.json and its JSON-RPC endpoint
 at <url>/: A2A v1.0 for requests that send \`A2A-Version: 1.0\`, v0.3 for the others.
+With several --agent, each is at <url>/agents/<name>/ (card at
+<url>/agents/<name>/.well-known/agent-card.json), listed at <url>/ and in the ARD
+manifest <url>/.well-known/ard.json, which \`observal registry a2a submit\` imports whole;
+--max-concurrent then counts the runs of all of them.
 Each message starts one run, exactly as \`observal delegate run\` runs the Agent: a fresh
 copy of --repo as it stands (committed or not), the Agent installed into it, its harness
 headless (sandboxed where it can be), and the answer back as the task's \`result\`
@@ -105,12 +111,7 @@ stays public and declares it); only then may --host be an address other machines
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
 still going.`,
   async run(inv, ctx) {
-    const ref = str(inv, "agent");
-    if (!ref) {
-      throw new ObservalError("INVALID_ARGUMENT", "Name the registry Agent to serve", {
-        remediation: "Pass --agent <identifier> (see `observal delegate find`)",
-      });
-    }
+    const refs = agentRefs(inv.flags.agent);
     const host = str(inv, "host")!;
     const tokenFile = str(inv, "token-file");
     const token = tokenFile === undefined ? undefined : readToken(tokenFile);
@@ -137,70 +138,88 @@ still going.`,
     const stop = new AbortController();
     let states: string | undefined;
     try {
-      const entry = await opened.registry().resolveEntry(ref).catch((err) => {
-        if (err instanceof ObservalError && err.code === "NOT_FOUND") {
-          throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
-            remediation: "Find one with `observal delegate find <what you need>`",
-            resource: ref,
-          });
-        }
-        throw err;
-      });
-      if (entry.type === A2A_AGENT_CARD_MEDIA_TYPE) {
-        throw new ObservalError(
-          "INVALID_ARGUMENT",
-          `${entry.displayName ?? ref} is a remote A2A agent; only registry Agents are served`,
-          { remediation: "Its clients can call it at its own endpoint" },
-        );
-      }
-      checkApproved(entry, ref);
-      const { createAgentApp, servedAgentExecutor, servedCard } = await import(
-        "../../agent_server/mod.ts"
-      );
+      const entries = await servableEntries(opened.registry(), refs);
+      const server = await import("../../agent_server/mod.ts");
       const repository = scratch ? undefined : gitTop(cwd);
       states = stateFolder(ctx.home);
-      const executor = servedAgentExecutor({
-        identifier: entry.identifier,
-        service: opened.service,
-        maxConcurrent,
-        maxQueued: maxConcurrent * 8,
-        signal: stop.signal,
-        run: { harness, sandbox, timeoutSeconds },
-        states: { dir: states, repository, env: ctx.env, max: maxConcurrent + 2 },
-      });
-      // The card names the URL, which a free port makes known only once listening.
-      const late: { app?: ReturnType<typeof createAgentApp> } = {};
-      const server = await listen(
+      // Shared by every Agent here: the runs at once and their line, and what the
+      // repository states sent may hold.
+      const slots = new server.RunSlots(maxConcurrent, maxConcurrent * 8);
+      const held = { taken: 0, max: maxConcurrent + 2 };
+      const stateRequests = { taken: 0, max: maxConcurrent + 2 };
+      const executors = entries.map((entry) =>
+        server.servedAgentExecutor({
+          identifier: entry.identifier,
+          service: opened.service,
+          slots,
+          signal: stop.signal,
+          run: { harness, sandbox, timeoutSeconds },
+          states: { dir: states!, repository, env: ctx.env, held },
+        })
+      );
+      const slugs = server.slugsFor(entries);
+      // The cards name the URL, which a free port makes known only once listening.
+      const late: { app?: ReturnType<typeof server.createHostApp> } = {};
+      const listening = await listen(
         (request, env) =>
           late.app ? late.app.fetch(request, env) : new Response(null, { status: 503 }),
         host,
         port,
       );
-      const rpcUrl = `${server.url}/`;
-      late.app = createAgentApp({
-        card: servedCard(entry, {
-          rpcUrl,
-          providerUrl: server.url,
-          bearer: token !== undefined,
-          repository: repository !== undefined,
-        }),
-        rpcUrl,
-        executor,
-        token,
-        maxStateRequests: maxConcurrent + 2,
-        taskTtlMs: taskTtlSeconds * 1000,
-        push: {
-          privateHosts: () => webhookPrivateHosts(opened.registry(), host),
-          resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
-          signal: stop.signal,
-          log: (line) => note(ctx, line),
-        },
-      });
-      const cardUrl = `${server.url}/.well-known/agent-card.json`;
+      const url = listening.url;
+      late.app = server.createHostApp(
+        url,
+        entries.map((entry, i) => ({
+          slug: slugs[i],
+          entry,
+          app: (rpcUrl: string) =>
+            server.createAgentApp({
+              card: server.servedCard(entry, {
+                rpcUrl,
+                providerUrl: url,
+                bearer: token !== undefined,
+                repository: repository !== undefined,
+              }),
+              rpcUrl,
+              executor: executors[i],
+              token,
+              stateRequests,
+              taskTtlMs: taskTtlSeconds * 1000,
+              push: {
+                privateHosts: () => webhookPrivateHosts(opened.registry(), host),
+                resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
+                signal: stop.signal,
+                log: (line) => note(ctx, line),
+              },
+            }),
+        })),
+      );
+      const cards = entries.map((_, i) =>
+        entries.length === 1
+          ? `${url}/.well-known/agent-card.json`
+          : `${url}/agents/${slugs[i]}/.well-known/agent-card.json`
+      );
       if (inv.json) {
-        say(ctx, JSON.stringify({ url: server.url, card: cardUrl, agent: entry.identifier }));
-      } else say(ctx, `listening ${server.url}`);
-      note(ctx, `Serving ${entry.displayName ?? ref} ${entry.version ?? ""}: card at ${cardUrl}`);
+        say(
+          ctx,
+          JSON.stringify({
+            url,
+            ...entries.length === 1 ? { card: cards[0], agent: entries[0].identifier } : {},
+            agents: entries.map((e, i) => ({ identifier: e.identifier, card: cards[i] })),
+          }),
+        );
+      } else say(ctx, `listening ${url}`);
+      entries.forEach((entry, i) =>
+        note(
+          ctx,
+          `Serving ${entry.displayName ?? entry.identifier} ${entry.version ?? ""}: card at ${
+            cards[i]
+          }`,
+        )
+      );
+      if (entries.length > 1) {
+        note(ctx, `Index at ${url}/, ARD manifest at ${url}/.well-known/ard.json`);
+      }
       note(ctx, `Runs work on ${scratch ? "an empty folder (no --repo)" : `a copy of ${cwd}`}`);
       if (!isLoopback(host)) {
         note(
@@ -210,7 +229,9 @@ still going.`,
         );
       }
       // Runs still going are canceled first, so none is left running for nobody.
-      await server.stopped(() => executor.cancelAll());
+      await listening.stopped(() =>
+        Promise.all(executors.map((e) => e.cancelAll())).then(() => {})
+      );
       return 0;
     } finally {
       stop.abort();
@@ -221,6 +242,61 @@ still going.`,
     }
   },
 };
+
+/** Most Agents one server serves. */
+const MAX_AGENTS = 16;
+
+/** The --agent values given: at least one, at most {@linkcode MAX_AGENTS}, none twice. */
+function agentRefs(flag: unknown): string[] {
+  const refs = (Array.isArray(flag) ? flag : flag === undefined ? [] : [flag])
+    .map(String).filter((r) => r.trim() !== "");
+  if (refs.length === 0) {
+    throw new ObservalError("INVALID_ARGUMENT", "Name the registry Agent to serve", {
+      remediation: "Pass --agent <identifier> (see `observal delegate find`); repeat it to " +
+        "serve several",
+    });
+  }
+  if (refs.length > MAX_AGENTS) {
+    throw new ObservalError("INVALID_ARGUMENT", `One server serves at most ${MAX_AGENTS} Agents`, {
+      remediation: "Start another `observal a2a serve` on another port for the rest",
+    });
+  }
+  return refs;
+}
+
+/** Each reference resolved to an approved registry Agent (not a remote one), none twice. */
+async function servableEntries(
+  registry: RegistryClient,
+  refs: string[],
+): Promise<EntryDocument[]> {
+  const entries: EntryDocument[] = [];
+  for (const ref of refs) {
+    const entry = await registry.resolveEntry(ref).catch((err) => {
+      if (err instanceof ObservalError && err.code === "NOT_FOUND") {
+        throw new ObservalError("NOT_FOUND", `No agent "${ref}" in the registry`, {
+          remediation: "Find one with `observal delegate find <what you need>`",
+          resource: ref,
+        });
+      }
+      throw err;
+    });
+    if (entry.type === A2A_AGENT_CARD_MEDIA_TYPE) {
+      throw new ObservalError(
+        "INVALID_ARGUMENT",
+        `${entry.displayName ?? ref} is a remote A2A agent; only registry Agents are served`,
+        { remediation: "Its clients can call it at its own endpoint" },
+      );
+    }
+    checkApproved(entry, ref);
+    if (entries.some((e) => e.identifier === entry.identifier)) {
+      throw new ObservalError("INVALID_ARGUMENT", `${ref} is named twice`, {
+        remediation: "Pass each Agent once",
+      });
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
 
 /** The variable holding host=address pairs used instead of DNS, as for agent endpoints. */
 const RESOLVE_VARIABLE = "OBSERVAL_A2A_RESOLVE";

@@ -6,6 +6,7 @@
 import { type Context, ObservalError } from "../../core/mod.ts";
 import {
   DEFAULT_VISIBILITY,
+  type EntryDocument,
   type EntryKind,
   type RegistryClient,
   type Visibility,
@@ -15,6 +16,7 @@ import { paint, printJson, printList, printTable, say } from "../output.ts";
 import { entryItem, stateColor, stateWords } from "./entry_item.ts";
 import { printEntry } from "./search.ts";
 import { clip, withClient } from "./_client.ts";
+import { cardUrlsIn, isManifestUrl, MAX_MANIFEST_CARDS } from "./ard_manifest.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -151,34 +153,68 @@ export function printEntries(
 
 const submit: Command = {
   name: "submit",
-  summary: "Register a remote agent by its Agent Card URL",
+  summary: "Register remote agents by an Agent Card URL, or all an ARD manifest lists",
   args: ["card-url"],
   flags: visibilityFlags,
-  details:
-    "The card is fetched safely (https, public addresses only, unless an admin allowed the host).",
+  details: `The card is fetched safely (https, public addresses only, unless an admin allowed the
+host). A URL ending in /.well-known/ard.json (or ai-catalog.json) is an ARD manifest, as
+\`observal a2a serve\` publishes for several Agents: every Agent Card it lists on its own
+origin is registered (at most ${MAX_MANIFEST_CARDS}), each fetched and checked like one given
+alone. --json prints the registered entry (for a manifest: the list, with any failures).`,
   async run(inv, ctx) {
+    const url = inv.args["card-url"];
+    if (isManifestUrl(url)) return await submitManifest(inv, ctx, url);
     const doc = await withClient(ctx, async (c) => {
       const vis = await visibilityBody(c, inv);
-      return c.submitCard({ cardUrl: inv.args["card-url"], ...vis });
+      return c.submitCard({ cardUrl: url, ...vis });
     });
     if (inv.json) return printJson(ctx, doc);
-    say(
-      ctx,
-      `Registered ${doc.displayName} as ${doc.identifier} (${stateWords(doc["obs:lifecycle"])}).`,
-    );
-    say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
-    if (doc["obs:lifecycle"] !== "approved") {
-      say(ctx, "A reviewer must approve it before agents can delegate to it:");
-      say(ctx, `  observal registry a2a inspect ${doc.identifier}`);
-      say(
-        ctx,
-        `  observal registry a2a review ${doc.identifier} --approve --digest ${
-          doc["obs:artifactDigest"]
-        }`,
-      );
-    }
+    sayRegistered(ctx, doc);
   },
 };
+
+/** Tells what was registered and, until it is approved, how to review it. */
+function sayRegistered(ctx: Context, doc: EntryDocument): void {
+  say(
+    ctx,
+    `Registered ${doc.displayName} as ${doc.identifier} (${stateWords(doc["obs:lifecycle"])}).`,
+  );
+  say(ctx, `Digest: ${doc["obs:artifactDigest"]}`);
+  if (doc["obs:lifecycle"] !== "approved") {
+    say(ctx, "A reviewer must approve it before agents can delegate to it:");
+    say(ctx, `  observal registry a2a inspect ${doc.identifier}`);
+    say(
+      ctx,
+      `  observal registry a2a review ${doc.identifier} --approve --digest ${
+        doc["obs:artifactDigest"]
+      }`,
+    );
+  }
+}
+
+/** Registers every card an ARD manifest lists; exit 1 when any of them failed. */
+async function submitManifest(inv: Invocation, ctx: Context, url: string): Promise<number> {
+  const { done, failed } = await withClient(ctx, async (c) => {
+    const vis = await visibilityBody(c, inv);
+    const done: EntryDocument[] = [];
+    const failed: { card: string; error: string }[] = [];
+    for (const cardUrl of await cardUrlsIn(c, url)) {
+      try {
+        done.push(await c.submitCard({ cardUrl, ...vis }));
+      } catch (err) {
+        if (!(err instanceof ObservalError)) throw err;
+        failed.push({ card: cardUrl, error: err.message });
+      }
+    }
+    return { done, failed };
+  });
+  if (inv.json) printJson(ctx, { items: done, failed });
+  else {
+    for (const doc of done) sayRegistered(ctx, doc);
+    for (const f of failed) say(ctx, `Not registered: ${f.card}: ${f.error}`);
+  }
+  return failed.length > 0 ? 1 : 0;
+}
 
 const list: Command = {
   name: "list",
