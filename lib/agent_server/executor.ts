@@ -17,7 +17,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
   MAX_REPO_STATE_BYTES,
@@ -27,7 +27,8 @@ import {
 } from "../a2a/mod.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
-import { restoreRepoState } from "../workspace/mod.ts";
+import { captureRepoState, restoreRepoState } from "../workspace/mod.ts";
+import { type Conversation, type Conversations, followUpBrief } from "./conversations.ts";
 import type { DelegationService } from "../delegation/mod.ts";
 import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
 
@@ -55,6 +56,8 @@ export interface ServedAgent {
      */
     held: { taken: number; readonly max: number };
   };
+  /** What earlier runs of each conversation left, so that a follow-up continues on them. */
+  conversations: Conversations;
 }
 
 /** The text of a message's text parts. */
@@ -115,6 +118,32 @@ function ownStatusEvent(...args: Parameters<typeof ownStatus>) {
   return AgentEvent.statusUpdate(
     TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: ownStatus(...args) }),
   );
+}
+
+/** The text of a task's artifact named `name` ("" when there is none). */
+function artifactText(task: Task, name: string): string {
+  const artifact = task.artifacts?.find((a) => a.name === name);
+  return (artifact?.parts ?? []).flatMap((p) => typeof p.text === "string" ? [p.text] : [])
+    .join("\n");
+}
+
+/**
+ * The served repository as it stands (HEAD and its uncommitted work), or an empty tree
+ * without one: where a follow-up to runs that started there begins again.
+ */
+async function servedBase(agent: ServedAgent, signal: AbortSignal): Promise<WireRepoState> {
+  const { repository, env } = agent.states;
+  if (!repository) return { path: "" };
+  // HEAD is the repository's own: no bundle.
+  const captured = await captureRepoState({
+    cwd: repository,
+    env,
+    thin: true,
+    bundle: false,
+    maxBytes: MAX_REPO_STATE_BYTES,
+    signal,
+  });
+  return captured ? { ...captured.state, path: "" } : { path: "" };
 }
 
 /** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
@@ -281,9 +310,23 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `Waiting for a free run: number ${place} in line.`,
       ));
     }
+    const conversation = agent.conversations.get(contextId);
+    if (conversation) {
+      bus.publish(ownStatusEvent(
+        taskId,
+        contextId,
+        "TASK_STATE_SUBMITTED",
+        `This continues the conversation: the run starts from ${
+          state ? "the repository state sent now" : "where the earlier runs left the tree"
+        } (${conversation.turns.length} earlier run${
+          conversation.turns.length === 1 ? "" : "s"
+        }) in a new session of the harness, which is told what was asked and answered before ` +
+          "(no harness session is resumed).",
+      ));
+    }
     if (state) held.taken++;
     try {
-      await runOne(request, bus, brief, state);
+      await runOne(request, bus, brief, state, conversation);
     } finally {
       if (state) held.taken--;
     }
@@ -294,6 +337,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     bus: ExecutionEventBus,
     brief: string,
     state: WireRepoState | undefined,
+    conversation: Conversation | undefined,
   ): Promise<void> {
     const { taskId, contextId } = request;
     const end = (state: Task["status"]["state"], text: string) =>
@@ -315,20 +359,27 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       let started: Task;
       try {
         let cwd: string | undefined;
-        if (state) {
+        // A sent state is the caller's tree now: earlier runs' changes are in it or not,
+        // as the caller decided. Otherwise a follow-up starts where the earlier runs left.
+        const patches = state ? [] : conversation?.turns.flatMap((t) => t.patch ?? []) ?? [];
+        const base = state ?? conversation?.base ??
+          (conversation ? await servedBase(agent, stop) : undefined);
+        if (base) {
           mkdirSync(agent.states.dir, { recursive: true, mode: 0o700 });
           rebuilt = mkdtempSync(join(agent.states.dir, "state-"));
           cwd = await restoreRepoState({
-            state,
+            state: base,
             into: join(rebuilt, "tree"),
             scratch: rebuilt,
             repository: agent.states.repository,
+            patches: patches.map((file) => readFileSync(file)),
             env: agent.states.env,
             signal: stop,
           });
         }
+        const told = conversation ? followUpBrief(conversation.turns, brief) : brief;
         // Canceled while the Agent is looked up: no task is made.
-        started = await service.start(agent.identifier, brief, {
+        started = await service.start(agent.identifier, told, {
           caller: service.caller(),
           waitSeconds: 0,
           signal: stop,
@@ -370,6 +421,15 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         bus.publish(AgentEvent.artifactUpdate(
           TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }),
         ));
+      }
+      if (last.status.state === "TASK_STATE_COMPLETED") {
+        agent.conversations.record(contextId, {
+          base: state ?? conversation?.base,
+          newBase: state !== undefined || conversation === undefined,
+          brief,
+          answer: artifactText(last, "result"),
+          patch: artifactText(last, "changes.patch") || undefined,
+        });
       }
       bus.publish(statusEvent(taskId, contextId, last));
       bus.finished();

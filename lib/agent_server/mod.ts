@@ -9,3 +9,4 @@ export { hybridCard, PATCH_MEDIA_TYPE, servedCard } from "./card.ts";
 export { RunSlots, type ServedAgent, servedAgentExecutor } from "./executor.ts";
 export { createHostApp, type HostedAgent, slugsFor } from "./host_app.ts";
 export { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";
+export { Conversations } from "./conversations.ts";

@@ -43,6 +43,8 @@ export interface CaptureOptions {
    * history.
    */
   thin: boolean;
+  /** Make the bundle; false leaves it out (the receiver has HEAD). @default true */
+  bundle?: boolean;
   /** Cap on the bundle and the patch together, in bytes. */
   maxBytes: number;
   signal?: AbortSignal;
@@ -97,7 +99,7 @@ export async function captureRepoState(
   const scratch = mkdtempSync(join(tmpdir(), "observal-state-"));
   try {
     let bundle: Uint8Array | undefined;
-    if (head) {
+    if (head && options.bundle !== false) {
       const file = join(scratch, "head.bundle");
       const exclude = options.thin ? await remoteCommitsIn(git, head) : [];
       if (!exclude.includes(head)) {
@@ -159,6 +161,8 @@ export interface RestoreOptions {
   scratch: string;
   /** The receiver's own repository, whose commits the bundle may leave out. */
   repository?: string;
+  /** Patches applied after the state's changes, in order (earlier runs' edits). */
+  patches?: readonly Uint8Array[];
   env: Readonly<Record<string, string | undefined>>;
   signal?: AbortSignal;
 }
@@ -261,6 +265,16 @@ export async function restoreRepoState(options: RestoreOptions): Promise<string>
         throw refuse(`its changes do not apply: ${firstLine(e)}`);
       },
     );
+  }
+  for (const [i, patch] of (options.patches ?? []).entries()) {
+    await git(["apply", "--binary", "--whitespace=nowarn"], { input: patch }).catch((e) => {
+      throw new ObservalError(
+        "FAILED_PRECONDITION",
+        `An earlier run's changes (${i + 1} of ${options.patches!.length}) no longer apply: ` +
+          firstLine(e),
+        { remediation: "Start a new conversation (send the message without its contextId)" },
+      );
+    });
   }
   return folderIn(into, state.path);
 }

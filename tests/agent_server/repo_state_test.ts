@@ -103,7 +103,8 @@ Deno.test("a2a serve: delegate run sends the caller's repository state; the Agen
     assert.deepEqual(treeOf(pg.repo), served0, "the served repository is never changed");
     // Each rebuilt tree is removed when its run ends.
     const incoming = join(pg.home, "delegations", "incoming");
-    const left = readdirSync(incoming).flatMap((d) => readdirSync(join(incoming, d)));
+    const left = readdirSync(incoming).flatMap((d) => readdirSync(join(incoming, d)))
+      .filter((f) => f.startsWith("state-"));
     assert.deepEqual(left, []);
   });
 });
@@ -244,7 +245,8 @@ Deno.test("a2a serve refuses hostile repository states with a reason: extra refs
       assert.equal(card.status, 200);
       await card.body?.cancel();
       const incoming = join(pg.home, "delegations", "incoming");
-      const left = readdirSync(incoming).flatMap((d) => readdirSync(join(incoming, d)));
+      const left = readdirSync(incoming).flatMap((d) => readdirSync(join(incoming, d)))
+        .filter((f) => f.startsWith("state-"));
       assert.deepEqual(left, []);
       assert.deepEqual(treeOf(pg.repo), served0);
       assert.ok(!existsSync(join(pg.repo, "..", "escape.txt")));

@@ -100,8 +100,9 @@ its own repository with the message instead (the repository-state extension the 
 declares; \`observal delegate run\` does so by default): HEAD as a git bundle, leaving out
 what --repo already has, and its uncommitted work as a patch, each checked before use;
 the run then works on exactly the caller's tree. The runs are
-ordinary delegated tasks: \`observal delegate list\` shows them. A run does not continue
-in a later message; send a new one. Streaming (SendStreamingMessage, SubscribeToTask)
+ordinary delegated tasks: \`observal delegate list\` shows them. A message with the
+contextId of an earlier completed task continues on the tree that task left (its
+changes.patch applied), in a new harness session told what was asked and answered before. Streaming (SendStreamingMessage, SubscribeToTask)
 and push notifications are supported. A webhook must be a public https URL, checked
 like an agent endpoint when it is set and again at each delivery; the hosts in the
 registry's discovery.a2a_private_hosts setting may be private or plain http (loopback
@@ -147,7 +148,8 @@ still going.`,
       const slots = new server.RunSlots(maxConcurrent, maxConcurrent * 8);
       const held = { taken: 0, max: maxConcurrent + 2 };
       const stateRequests = { taken: 0, max: maxConcurrent + 2 };
-      const executors = entries.map((entry) =>
+      const slugs = server.slugsFor(entries);
+      const executors = entries.map((entry, i) =>
         server.servedAgentExecutor({
           identifier: entry.identifier,
           service: opened.service,
@@ -155,9 +157,12 @@ still going.`,
           signal: stop.signal,
           run: { harness, sandbox, timeoutSeconds },
           states: { dir: states!, repository, env: ctx.env, held },
+          conversations: new server.Conversations(
+            join(states!, `conversations-${slugs[i]}`),
+            taskTtlSeconds * 1000,
+          ),
         })
       );
-      const slugs = server.slugsFor(entries);
       // The cards name the URL, which a free port makes known only once listening.
       const late: { app?: ReturnType<typeof server.createHostApp> } = {};
       const listening = await listen(

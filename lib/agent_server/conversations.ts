@@ -1,0 +1,150 @@
+/**
+ * What a served Agent remembers of a conversation (an A2A `contextId`), so that a
+ * follow-up message continues on top of the earlier runs' changes: the tree the first run
+ * started from (the caller's repository state, when it sent one) and each run's brief,
+ * answer and patch. Kept on disk under the server's private folder, bounded in number
+ * and in age; a restarted server starts with none.
+ * @module
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { WireRepoState } from "../a2a/mod.ts";
+
+/** Conversations kept by default; past that the least recently used is forgotten. */
+export const MAX_CONVERSATIONS = 64;
+/** Most runs one conversation carries; a longer one is told to start afresh. */
+export const MAX_TURNS = 20;
+/** How much of each earlier brief and answer the next brief repeats. */
+const RECALL_CHARS = 4000;
+
+/** One earlier run of a conversation. */
+export interface Turn {
+  brief: string;
+  answer: string;
+  /** Its patch's file, when it changed anything. */
+  patch?: string;
+}
+
+/** A conversation as remembered. */
+export interface Conversation {
+  /** The state its first run started from (undefined: the served repository or nothing). */
+  base?: WireRepoState;
+  turns: Turn[];
+}
+
+interface Kept {
+  folder: string;
+  base?: WireRepoState;
+  turns: Turn[];
+  usedAt: number;
+}
+
+/** The conversations of one server. */
+export class Conversations {
+  readonly #kept = new Map<string, Kept>();
+
+  /**
+   * @param dir a private folder for them (created when first needed)
+   * @param ttlMs how long one unused is kept
+   * @param max how many are kept
+   * @param now the clock (ms)
+   */
+  constructor(
+    readonly dir: string,
+    readonly ttlMs: number,
+    readonly max = MAX_CONVERSATIONS,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  /** The conversation `contextId` names, if it is remembered. */
+  get(contextId: string): Conversation | undefined {
+    this.#expire();
+    const kept = this.#kept.get(contextId);
+    if (!kept) return undefined;
+    kept.usedAt = this.now();
+    return { base: kept.base, turns: kept.turns };
+  }
+
+  /**
+   * Records a finished run of `contextId`. The first run (or one that sent a new state)
+   * sets the base; its patch, if any, is kept for the runs that follow.
+   */
+  record(
+    contextId: string,
+    run: { base?: WireRepoState; newBase: boolean; brief: string; answer: string; patch?: string },
+  ): void {
+    this.#expire();
+    let kept = this.#kept.get(contextId);
+    if (!kept || run.newBase) {
+      if (kept) rmSync(kept.folder, { recursive: true, force: true });
+      const folder = join(this.dir, `conversation-${crypto.randomUUID()}`);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      kept = { folder, base: run.base && saved(folder, run.base), turns: [], usedAt: 0 };
+      this.#kept.set(contextId, kept);
+    }
+    if (kept.turns.length >= MAX_TURNS) kept.turns.shift();
+    const turn: Turn = {
+      brief: run.brief.slice(0, RECALL_CHARS),
+      answer: run.answer.slice(0, RECALL_CHARS),
+    };
+    if (run.patch) {
+      turn.patch = join(kept.folder, `run-${crypto.randomUUID()}.diff`);
+      writeFileSync(turn.patch, run.patch, { mode: 0o600 });
+    }
+    kept.turns.push(turn);
+    kept.usedAt = this.now();
+    // Most recently used last, so the first is the one to forget.
+    this.#kept.delete(contextId);
+    this.#kept.set(contextId, kept);
+    while (this.#kept.size > this.max) this.#forget(this.#kept.keys().next().value!);
+  }
+
+  /** Forgets every conversation (the server is stopping). */
+  clear(): void {
+    for (const id of [...this.#kept.keys()]) this.#forget(id);
+  }
+
+  #expire(): void {
+    const cutoff = this.now() - this.ttlMs;
+    for (const [id, kept] of this.#kept) if (kept.usedAt < cutoff) this.#forget(id);
+  }
+
+  #forget(contextId: string): void {
+    const kept = this.#kept.get(contextId);
+    this.#kept.delete(contextId);
+    if (kept) rmSync(kept.folder, { recursive: true, force: true });
+  }
+}
+
+/** `state` with its bytes moved to files in `folder` (read back when it is used). */
+function saved(folder: string, state: WireRepoState): WireRepoState {
+  const out: WireRepoState = { path: state.path };
+  if (state.head) out.head = state.head;
+  const keep = (name: string, bytes: Uint8Array) => {
+    const file = join(folder, name);
+    writeFileSync(file, bytes, { mode: 0o600 });
+    return file;
+  };
+  // Lazily read: a getter keeps megabytes out of memory between runs.
+  if (state.bundle) {
+    const file = keep("base.bundle", state.bundle);
+    Object.defineProperty(out, "bundle", { get: () => readFileSync(file), enumerable: true });
+  }
+  if (state.changes) {
+    const file = keep("base.patch", state.changes);
+    Object.defineProperty(out, "changes", { get: () => readFileSync(file), enumerable: true });
+  }
+  return out;
+}
+
+/**
+ * The brief a follow-up run gets: what was asked and answered before (the changes are
+ * already in its tree), then the new message.
+ */
+export function followUpBrief(turns: readonly Turn[], brief: string): string {
+  const earlier = turns.map((t, i) =>
+    `Earlier request ${i + 1}:\n${t.brief}\n\nYour answer then:\n${t.answer || "(none)"}`
+  ).join("\n\n");
+  return `This continues an earlier conversation. The changes you made then are already in ` +
+    `the working tree.\n\n${earlier}\n\nThe new request:\n${brief}`;
+}
