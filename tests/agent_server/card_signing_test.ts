@@ -134,6 +134,13 @@ Deno.test("a2a serve --signing-key: a registry importing the served card reports
       assert.equal(submit.code, 0, submit.stderr);
       const doc = JSON.parse(submit.stdout);
       assert.deepEqual(doc["obs:signature"], { status: "verified", keyId: "serve-rsa" });
+      // Submitted again, the card has the same digest: its signature is not made anew.
+      const again = await cli(
+        ["registry", "a2a", "submit", `${served.url}${CARD}`, "--json"],
+        { env, cwd: home },
+      );
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout)["obs:artifactDigest"], doc["obs:artifactDigest"]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
