@@ -23,6 +23,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { MAX_REPO_STATE_BYTES, REPO_STATE_EXTENSION } from "../a2a/mod.ts";
 import { hybridCard } from "./card.ts";
+import type { CardSigner } from "./card_signing.ts";
 import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
 import { type DeliveryOptions, WebhookSender } from "./push_delivery.ts";
 import { TaskMemory } from "./task_memory.ts";
@@ -116,6 +117,8 @@ export interface AgentAppOptions {
   taskTtlMs?: number;
   /** Push notifications: which private webhook hosts are allowed now, and delivery limits. */
   push?: { privateHosts: PrivateHosts } & DeliveryOptions;
+  /** Signs each form of the card as served; its key set is published at its `jku`. */
+  signer?: CardSigner;
 }
 
 /**
@@ -147,15 +150,19 @@ export function createAgentApp(options: AgentAppOptions): Hono {
   const stateLimit = limitBody(MAX_STATE_REQUEST_BYTES, " with its repository state");
   const states = options.stateRequests;
 
-  app.get(CARD_PATH, (c) => {
+  app.get(CARD_PATH, async (c) => {
     const version = c.req.header("a2a-version");
     const body = version && !version.startsWith("0.")
       ? options.card
       : hybridCard(options.card, options.rpcUrl);
     c.header("Vary", "A2A-Version");
     c.header("Cache-Control", "no-cache");
-    return c.json(body);
+    return c.json(options.signer ? await options.signer.sign(body) : body);
   });
+  if (options.signer) {
+    const { jku, jwks } = options.signer;
+    app.get(new URL(jku).pathname, (c) => c.json(jwks));
+  }
 
   app.post(
     "/",

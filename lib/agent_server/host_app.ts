@@ -26,9 +26,14 @@ const CARD_PATH = "/.well-known/agent-card.json";
  *
  * @param url the server's origin, e.g. `http://127.0.0.1:8789`
  * @param agents one or more Agents, with distinct slugs
+ * @param keys the key set that signs their cards and where it is (at the origin)
  * @returns the app (its `fetch` serves HTTP)
  */
-export function createHostApp(url: string, agents: readonly HostedAgent[]): Hono {
+export function createHostApp(
+  url: string,
+  agents: readonly HostedAgent[],
+  keys?: { jku: string; jwks: unknown },
+): Hono {
   if (agents.length === 1) return agents[0].app(`${url}/`);
   // Not strict: `/agents/<slug>/` is the endpoint the card names (a base URL that clients
   // resolve `.well-known/agent-card.json` against), `/agents/<slug>` answers too.
@@ -69,6 +74,7 @@ export function createHostApp(url: string, agents: readonly HostedAgent[]): Hono
       return c.json(manifest());
     });
   }
+  if (keys) root.get(new URL(keys.jku).pathname, (c) => c.json(keys.jwks));
   // A client that looks for one card at the origin is told where the cards are.
   root.get(CARD_PATH, (c) =>
     c.json({

@@ -6,6 +6,15 @@
  */
 export { createAgentApp, MAX_REQUEST_BYTES } from "./app.ts";
 export { hybridCard, PATCH_MEDIA_TYPE, servedCard } from "./card.ts";
+export {
+  type CardSigner,
+  cardSigner,
+  type CardSigningKey,
+  fileCardSigner,
+  JWKS_PATH,
+  readCardSigningKey,
+  signCard,
+} from "./card_signing.ts";
 export { RunSlots, type ServedAgent, servedAgentExecutor } from "./executor.ts";
 export { createHostApp, type HostedAgent, slugsFor } from "./host_app.ts";
 export { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";

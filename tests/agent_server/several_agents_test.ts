@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
+import { verifyCardSignatures } from "../../lib/a2a/signature.ts";
 import { join } from "node:path";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
@@ -64,7 +66,7 @@ async function getJson(url: string, headers: Record<string, string> = {}) {
   return { status: res.status, body: await res.json() };
 }
 
-Deno.test("a2a serve with two Agents: a card and endpoint each, an index, an ARD manifest another observal imports whole, shared run slots", async () => {
+Deno.test("a2a serve with two Agents: a signed card and an endpoint each, an index, an ARD manifest another observal imports whole, shared run slots", async () => {
   let reviewer = "";
   await withServed(
     WAITS,
@@ -83,6 +85,17 @@ Deno.test("a2a serve with two Agents: a card and endpoint each, an index, an ARD
         });
         assert.equal(card.body.name, slug);
         assert.equal(card.body.supportedInterfaces[0].url, `${url}/agents/${slug}/`);
+      }
+      // Each card is signed; the key set they name is at the origin, for both.
+      for (const slug of ["fixer", "reviewer"]) {
+        const card = await getJson(`${url}/agents/${slug}/.well-known/agent-card.json`);
+        const verdict = await verifyCardSignatures(card.body, {
+          fetchJwks: async (jku) => {
+            assert.equal(jku, `${url}/.well-known/jwks.json`);
+            return (await getJson(jku)).body;
+          },
+        });
+        assert.equal(verdict.status, "verified");
       }
       const none = await getJson(`${url}/.well-known/agent-card.json`);
       assert.equal(none.status, 404);
@@ -135,7 +148,10 @@ Deno.test("a2a serve with two Agents: a card and endpoint each, an index, an ARD
     },
     async (pg) => {
       reviewer = await secondAgent(pg, "reviewer");
-      return ["--agent", reviewer, "--max-concurrent", "1"];
+      const key = join(pg.root, "signing.pem");
+      const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+      writeFileSync(key, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+      return ["--agent", reviewer, "--max-concurrent", "1", "--signing-key", key];
     },
   );
 });

@@ -143,6 +143,17 @@ Deno.test("the embedded registry loads no agent files, harness renderers or card
   );
 });
 
+Deno.test("a2a serve loads the served Agent's app, and card signing with jose, only when it serves", async () => {
+  const graph = await staticGraph("lib/cli/a2a/serve.ts");
+  assert.deepEqual(loaded(graph, [/^lib\/agent_server\//, ...JOSE_AND_SDK, ...SERVER]), []);
+  // The app names the signer's type only: an unsigned card loads no signing code.
+  const app = await staticGraph("lib/agent_server/app.ts");
+  assert.deepEqual(
+    loaded(app, [/^lib\/agent_server\/card_signing\.ts$/, /^node_modules\/jose\//]),
+    [],
+  );
+});
+
 Deno.test("an embedded search loads no HTTP app: no hono, no routes, no Request framing", async () => {
   // What the CLI imports to search the embedded registry: the opener and the transport.
   const graph = new Set([

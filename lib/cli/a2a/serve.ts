@@ -50,6 +50,11 @@ export const serveCommand: Command = {
       value: "FILE",
       description: "File holding the bearer token callers must send (private to you, 16+ chars)",
     },
+    "signing-key": {
+      type: "string",
+      value: "FILE",
+      description: "Private key (JWK or PEM, private to you) that signs the card",
+    },
     port: {
       type: "string",
       value: "PORT",
@@ -109,6 +114,9 @@ registry's discovery.a2a_private_hosts setting may be private or plain http (loo
 ones only while this server itself listens on loopback).
 With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
 stays public and declares it); only then may --host be an address other machines reach.
+With --signing-key (a private JWK or PEM: P-256/384/521, Ed25519, RSA of 2048+ bits), each
+form of the card (v1.0, v0.3) carries its own signature (A2A v1.0 §8.4): alg from the key,
+kid the JWK's or the key's thumbprint, jku <url>/.well-known/jwks.json, where the public key is.
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
 still going.`,
   async run(inv, ctx) {
@@ -123,6 +131,11 @@ still going.`,
         { remediation: "Pass --token-file FILE, or serve on 127.0.0.1 (the default)" },
       );
     }
+    const keyFile = str(inv, "signing-key");
+    // jose loads only when the card is signed.
+    const signerAt = keyFile === undefined
+      ? undefined
+      : await (await import("../../agent_server/card_signing.ts")).fileCardSigner(keyFile);
     const port = int(inv, "port", 0, 65535);
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
@@ -196,8 +209,12 @@ still going.`,
                 signal: stop.signal,
                 log: (line) => note(ctx, line),
               },
+              // One signer per Agent (each keeps its cards' signatures); the key set is
+              // at the origin for all of them.
+              signer: signerAt?.(url),
             }),
         })),
+        signerAt?.(url),
       );
       const cards = entries.map((_, i) =>
         entries.length === 1
