@@ -13,7 +13,7 @@ import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
-import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
+import { homeFaultError, ObservalError, probeHome, serverTarget } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { resolveWithOverrides } from "../../net/mod.ts";
 import type { RegistryClient } from "../../registry/mod.ts";
@@ -22,6 +22,11 @@ import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
 import { isLoopback, listen } from "../listen.ts";
 import { note, say } from "../output.ts";
+
+/** How long a remote registry's word that a key is valid is kept, in ms. */
+const KEY_CACHE_MS = 30_000;
+/** How long the registry may take to say whose a key is, in ms. */
+const KEY_CHECK_MS = 10_000;
 
 export const serveCommand: Command = {
   name: "serve",
@@ -40,13 +45,25 @@ export const serveCommand: Command = {
     host: {
       type: "string",
       value: "HOST",
-      description: "Address to listen on (beyond loopback only with --token-file)",
+      description:
+        "Address to listen on (beyond loopback only with --token-file or --registry-keys)",
       default: "127.0.0.1",
     },
     "token-file": {
       type: "string",
       value: "FILE",
       description: "File holding the bearer token callers must send (private to you, 16+ chars)",
+    },
+    "registry-keys": {
+      type: "boolean",
+      description: "Take the API keys of the registry's users as bearer tokens",
+    },
+    "rate-limit": {
+      type: "string",
+      value: "N",
+      description:
+        "JSON-RPC requests per caller a minute (1-100000), with --token-file or --registry-keys",
+      default: "120",
     },
     port: {
       type: "string",
@@ -101,7 +118,14 @@ like an agent endpoint when it is set and again at each delivery; the hosts in t
 registry's discovery.a2a_private_hosts setting may be private or plain http (loopback
 ones only while this server itself listens on loopback).
 With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
-stays public and declares it); only then may --host be an address other machines reach.
+stays public and declares it). With --registry-keys, callers send their own API key for the
+registry this observal uses instead (\`observal registry user add|key\` issues them): a key
+counts while the registry says whose it is, asked at each request (a remote server's answer
+is kept for ${KEY_CACHE_MS / 1000} s); while the registry cannot be asked, every other key is
+refused (HTTP 503). Both may be given: either credential then passes. Each caller (each user, or the
+token's holders as one) gets --rate-limit requests a minute (HTTP 429 with Retry-After beyond
+it), sees only its own tasks, and is named in the log line of each message it sends. Only
+with one of them may --host be an address other machines reach.
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
 still going.`,
   async run(inv, ctx) {
@@ -114,13 +138,18 @@ still going.`,
     const host = str(inv, "host")!;
     const tokenFile = str(inv, "token-file");
     const token = tokenFile === undefined ? undefined : readToken(tokenFile);
-    if (!isLoopback(host) && token === undefined) {
+    const registryKeys = inv.flags["registry-keys"] === true;
+    if (!isLoopback(host) && token === undefined && !registryKeys) {
       throw new ObservalError(
         "INVALID_ARGUMENT",
         `Without a token anyone who reaches ${host} could run the Agent, so it is not served there`,
-        { remediation: "Pass --token-file FILE, or serve on 127.0.0.1 (the default)" },
+        {
+          remediation:
+            "Pass --token-file FILE or --registry-keys, or serve on 127.0.0.1 (the default)",
+        },
       );
     }
+    const rateLimit = int(inv, "rate-limit", 1, 100_000);
     const port = int(inv, "port", 0, 65535);
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
@@ -154,9 +183,25 @@ still going.`,
         );
       }
       checkApproved(entry, ref);
-      const { createAgentApp, servedAgentExecutor, servedCard } = await import(
-        "../../agent_server/mod.ts"
-      );
+      const { authorizer, createAgentApp, registryKeyOwner, servedAgentExecutor, servedCard } =
+        await import("../../agent_server/mod.ts");
+      const now = () => ctx.clock.now().getTime();
+      const log = (line: string) => note(ctx, line);
+      const authorize = token === undefined && !registryKeys ? undefined : authorizer({
+        token,
+        keyOwner: registryKeys
+          ? registryKeyOwner({
+            whoIs: (key) =>
+              opened.registry().withSignal(AbortSignal.timeout(KEY_CHECK_MS)).withApiKey(key).me(),
+            // The embedded registry is a local read: a revoked key stops at once.
+            cacheMs: serverTarget(ctx).kind === "remote" ? KEY_CACHE_MS : 0,
+            now,
+          })
+          : undefined,
+        requestsPerMinute: rateLimit,
+        now,
+        log,
+      });
       const repository = scratch ? undefined : gitTop(cwd);
       states = stateFolder(ctx.home);
       const executor = servedAgentExecutor({
@@ -181,19 +226,20 @@ still going.`,
         card: servedCard(entry, {
           rpcUrl,
           providerUrl: server.url,
-          bearer: token !== undefined,
+          bearer: authorize !== undefined,
           repository: repository !== undefined,
         }),
         rpcUrl,
         executor,
-        token,
+        authorize,
+        log,
         maxStateRequests: maxConcurrent + 2,
         taskTtlMs: taskTtlSeconds * 1000,
         push: {
           privateHosts: () => webhookPrivateHosts(opened.registry(), host),
           resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
           signal: stop.signal,
-          log: (line) => note(ctx, line),
+          log,
         },
       });
       const cardUrl = `${server.url}/.well-known/agent-card.json`;
