@@ -6,7 +6,6 @@
  * each as a delegated task.
  * @module
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
 import { bodyLimit } from "hono/body-limit";
@@ -22,6 +21,7 @@ import {
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { MAX_REPO_STATE_BYTES, REPO_STATE_EXTENSION } from "../a2a/mod.ts";
+import type { Authorize, Principal } from "./auth.ts";
 import { hybridCard } from "./card.ts";
 import type { CardSigner } from "./card_signing.ts";
 import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
@@ -105,8 +105,13 @@ export interface AgentAppOptions {
   /** The JSON-RPC endpoint, as the card lists it. */
   rpcUrl: string;
   executor: AgentExecutor;
-  /** When set, JSON-RPC requests must carry `Authorization: Bearer <token>`; the card is public. */
-  token?: string;
+  /**
+   * When set, decides each JSON-RPC request (its bearer credential and budget); the card
+   * stays public. Each caller's tasks are its own.
+   */
+  authorize?: Authorize;
+  /** Told of each message accepted, naming who sent it. */
+  log?: (line: string) => void;
   /**
    * Requests carrying a repository state being taken now, and how many may be at once
    * (each holds tens of MiB until its answer is sent; one more is refused as busy).
@@ -121,13 +126,16 @@ export interface AgentAppOptions {
   signer?: CardSigner;
 }
 
+/** What the app's handlers share: who made the request, once authorized. */
+export type AgentAppEnv = { Variables: { principal?: Principal } };
+
 /**
  * The Hono app for one served Agent.
  *
  * @param options the card, its endpoint and the executor that runs messages
  * @returns the app (its `fetch` serves HTTP)
  */
-export function createAgentApp(options: AgentAppOptions): Hono {
+export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
   const typed = SdkAgentCard.fromJSON(options.card);
   // Without a say on private hosts, none is allowed: a private webhook is refused.
   const pushConfigs = new PushConfigs(options.push?.privateHosts ?? (() => Promise.resolve([])));
@@ -145,7 +153,7 @@ export function createAgentApp(options: AgentAppOptions): Hono {
   );
   const v1 = new JsonRpcTransportHandler(handler);
   const v03 = new LegacyJsonRpcTransportHandler(handler);
-  const app = new Hono();
+  const app = new Hono<AgentAppEnv>();
   const plainLimit = limitBody(MAX_REQUEST_BYTES, "");
   const stateLimit = limitBody(MAX_STATE_REQUEST_BYTES, " with its repository state");
   const states = options.stateRequests;
@@ -167,19 +175,17 @@ export function createAgentApp(options: AgentAppOptions): Hono {
   app.post(
     "/",
     async (c, next) => {
-      if (
-        options.token === undefined || bearerMatches(c.req.header("authorization"), options.token)
-      ) {
+      if (!options.authorize) return await next();
+      const verdict = await options.authorize(c.req.raw, c.env);
+      if ("principal" in verdict) {
+        c.set("principal", verdict.principal);
         return await next();
       }
-      c.header("WWW-Authenticate", 'Bearer realm="observal"');
+      if (verdict.status === 401) c.header("WWW-Authenticate", 'Bearer realm="observal"');
+      if (verdict.retryAfterSeconds) c.header("Retry-After", String(verdict.retryAfterSeconds));
       return c.json(
-        rpcError(null, {
-          code: INVALID_REQUEST,
-          message:
-            "This agent needs Authorization: Bearer <token> (the token its server was given)",
-        }),
-        401,
+        rpcError(null, { code: verdict.code, message: verdict.message }),
+        verdict.status,
       );
     },
     async (c, next) => {
@@ -226,7 +232,15 @@ export function createAgentApp(options: AgentAppOptions): Hono {
       if (problem) return c.json(rpcError(id, { code: INVALID_PARAMS, message: problem }));
       const requested = c.req.header("a2a-version") || "0.3";
       const legacy = requested.startsWith("0.");
-      const context = new ServerCallContext({ requestedVersion: requested });
+      const principal = c.get("principal");
+      // The SDK keeps tasks per user name: one caller cannot read or cancel another's.
+      const context = new ServerCallContext({
+        requestedVersion: requested,
+        user: principal && { isAuthenticated: true, userName: principal.id },
+      });
+      if (principal && SENDS.has(body.method)) {
+        options.log?.(`${body.method} from ${principal.name}`);
+      }
       const mapError = legacy
         ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
         : JsonRpcTransportHandler.mapToJSONRPCError;
@@ -291,15 +305,6 @@ function limitBody(maxSize: number, what: string) {
 /** Whether an extensions header (comma-separated URIs) activates the repository state. */
 function activates(header: string | undefined): boolean {
   return (header ?? "").split(",").some((uri) => uri.trim() === REPO_STATE_EXTENSION);
-}
-
-/** Whether an Authorization header carries `token`, compared in constant time. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  if (!match) return false;
-  const given = createHash("sha256").update(match[1]).digest();
-  const wanted = createHash("sha256").update(token).digest();
-  return timingSafeEqual(given, wanted);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

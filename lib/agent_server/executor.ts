@@ -120,6 +120,14 @@ function ownStatusEvent(...args: Parameters<typeof ownStatus>) {
   );
 }
 
+/**
+ * A conversation's key: its contextId, and who calls (with registry keys each user has
+ * their own conversations: another's contextId starts a new one).
+ */
+function conversationKey(request: RequestContext): string {
+  return `${request.context?.user?.userName ?? ""}\n${request.contextId}`;
+}
+
 /** The text of a task's artifact named `name` ("" when there is none). */
 function artifactText(task: Task, name: string): string {
   const artifact = task.artifacts?.find((a) => a.name === name);
@@ -310,7 +318,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `Waiting for a free run: number ${place} in line.`,
       ));
     }
-    const conversation = agent.conversations.get(contextId);
+    const conversation = agent.conversations.get(conversationKey(request));
     if (conversation) {
       bus.publish(ownStatusEvent(
         taskId,
@@ -423,7 +431,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         ));
       }
       if (last.status.state === "TASK_STATE_COMPLETED") {
-        agent.conversations.record(contextId, {
+        agent.conversations.record(conversationKey(request), {
           base: state ?? conversation?.base,
           newBase: state !== undefined || conversation === undefined,
           brief,

@@ -9,6 +9,7 @@
 import { Hono } from "hono";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import type { EntryDocument } from "../registry/mod.ts";
+import type { AgentAppEnv } from "./app.ts";
 
 /** One Agent a server hosts. */
 export interface HostedAgent {
@@ -16,7 +17,7 @@ export interface HostedAgent {
   slug: string;
   entry: EntryDocument;
   /** Builds its app for the JSON-RPC endpoint its card will name. */
-  app(rpcUrl: string): Hono;
+  app(rpcUrl: string): Hono<AgentAppEnv>;
 }
 
 const CARD_PATH = "/.well-known/agent-card.json";
@@ -33,11 +34,11 @@ export function createHostApp(
   url: string,
   agents: readonly HostedAgent[],
   keys?: { jku: string; jwks: unknown },
-): Hono {
+): Hono<AgentAppEnv> {
   if (agents.length === 1) return agents[0].app(`${url}/`);
   // Not strict: `/agents/<slug>/` is the endpoint the card names (a base URL that clients
   // resolve `.well-known/agent-card.json` against), `/agents/<slug>` answers too.
-  const root = new Hono({ strict: false });
+  const root = new Hono<AgentAppEnv>({ strict: false });
   const listed = agents.map((agent) => {
     const base = `/agents/${agent.slug}`;
     root.route(base, agent.app(`${url}${base}/`));

@@ -5,6 +5,8 @@
  * @module
  */
 export { createAgentApp, MAX_REQUEST_BYTES } from "./app.ts";
+export { type Authorize, authorizer, type Principal } from "./auth.ts";
+export { registryKeyOwner } from "./registry_keys.ts";
 export { hybridCard, PATCH_MEDIA_TYPE, servedCard } from "./card.ts";
 export {
   type CardSigner,

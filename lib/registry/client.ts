@@ -164,6 +164,19 @@ export class RegistryClient {
   }
 
   /**
+   * This client sending `apiKey` instead of its own: the registry answers as the key's
+   * user. Closing it closes nothing, as for {@linkcode withSignal}.
+   *
+   * @example
+   * ```ts ignore
+   * const me = await registry.withApiKey(callersKey).me();
+   * ```
+   */
+  withApiKey(apiKey: string): RegistryClient {
+    return new RegistryClient({ ...this.#options, apiKey, onClose: undefined });
+  }
+
+  /**
    * Calls one route and returns its JSON body, parsed with `schema` (by default: any JSON
    * object). An answer that does not fit is a NETWORK error, never passed on unchecked.
    */

@@ -13,7 +13,7 @@ import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
-import { homeFaultError, ObservalError, probeHome } from "../../core/mod.ts";
+import { homeFaultError, ObservalError, probeHome, serverTarget } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { resolveWithOverrides } from "../../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../../registry/mod.ts";
@@ -22,6 +22,11 @@ import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
 import { isLoopback, listen } from "../listen.ts";
 import { note, say } from "../output.ts";
+
+/** How long a remote registry's word that a key is valid is kept, in ms. */
+const KEY_CACHE_MS = 30_000;
+/** How long the registry may take to say whose a key is, in ms. */
+const KEY_CHECK_MS = 10_000;
 
 export const serveCommand: Command = {
   name: "serve",
@@ -42,7 +47,8 @@ export const serveCommand: Command = {
     host: {
       type: "string",
       value: "HOST",
-      description: "Address to listen on (beyond loopback only with --token-file)",
+      description:
+        "Address to listen on (beyond loopback only with --token-file or --registry-keys)",
       default: "127.0.0.1",
     },
     "token-file": {
@@ -54,6 +60,17 @@ export const serveCommand: Command = {
       type: "string",
       value: "FILE",
       description: "Private key (JWK or PEM, private to you) that signs the card",
+    },
+    "registry-keys": {
+      type: "boolean",
+      description: "Take the API keys of the registry's users as bearer tokens",
+    },
+    "rate-limit": {
+      type: "string",
+      value: "N",
+      description:
+        "JSON-RPC requests per caller a minute (1-100000), with --token-file or --registry-keys",
+      default: "120",
     },
     port: {
       type: "string",
@@ -113,7 +130,14 @@ like an agent endpoint when it is set and again at each delivery; the hosts in t
 registry's discovery.a2a_private_hosts setting may be private or plain http (loopback
 ones only while this server itself listens on loopback).
 With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
-stays public and declares it); only then may --host be an address other machines reach.
+stays public and declares it). With --registry-keys, callers send their own API key for the
+registry this observal uses instead (\`observal registry user add|key\` issues them): a key
+counts while the registry says whose it is, asked at each request (a remote server's answer
+is kept for ${KEY_CACHE_MS / 1000} s); while the registry cannot be asked, every other key is
+refused (HTTP 503). Both may be given: either credential then passes. Each caller (each user, or the
+token's holders as one) gets --rate-limit requests a minute (HTTP 429 with Retry-After beyond
+it), sees only its own tasks, and is named in the log line of each message it sends. Only
+with one of them may --host be an address other machines reach.
 With --signing-key (a private JWK or PEM: P-256/384/521, Ed25519, RSA of 2048+ bits), each
 form of the card (v1.0, v0.3) carries its own signature (A2A v1.0 §8.4): alg from the key,
 kid the JWK's or the key's thumbprint, jku <url>/.well-known/jwks.json, where the public key is.
@@ -124,11 +148,15 @@ still going.`,
     const host = str(inv, "host")!;
     const tokenFile = str(inv, "token-file");
     const token = tokenFile === undefined ? undefined : readToken(tokenFile);
-    if (!isLoopback(host) && token === undefined) {
+    const registryKeys = inv.flags["registry-keys"] === true;
+    if (!isLoopback(host) && token === undefined && !registryKeys) {
       throw new ObservalError(
         "INVALID_ARGUMENT",
         `Without a token anyone who reaches ${host} could run the Agent, so it is not served there`,
-        { remediation: "Pass --token-file FILE, or serve on 127.0.0.1 (the default)" },
+        {
+          remediation:
+            "Pass --token-file FILE or --registry-keys, or serve on 127.0.0.1 (the default)",
+        },
       );
     }
     const keyFile = str(inv, "signing-key");
@@ -136,6 +164,7 @@ still going.`,
     const signerAt = keyFile === undefined
       ? undefined
       : await (await import("../../agent_server/card_signing.ts")).fileCardSigner(keyFile);
+    const rateLimit = int(inv, "rate-limit", 1, 100_000);
     const port = int(inv, "port", 0, 65535);
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
@@ -154,6 +183,23 @@ still going.`,
     try {
       const entries = await servableEntries(opened.registry(), refs);
       const server = await import("../../agent_server/mod.ts");
+      const now = () => ctx.clock.now().getTime();
+      const log = (line: string) => note(ctx, line);
+      const authorize = token === undefined && !registryKeys ? undefined : server.authorizer({
+        token,
+        keyOwner: registryKeys
+          ? server.registryKeyOwner({
+            whoIs: (key) =>
+              opened.registry().withSignal(AbortSignal.timeout(KEY_CHECK_MS)).withApiKey(key).me(),
+            // The embedded registry is a local read: a revoked key stops at once.
+            cacheMs: serverTarget(ctx).kind === "remote" ? KEY_CACHE_MS : 0,
+            now,
+          })
+          : undefined,
+        requestsPerMinute: rateLimit,
+        now,
+        log,
+      });
       const repository = scratch ? undefined : gitTop(cwd);
       states = stateFolder(ctx.home);
       // Shared by every Agent here: the runs at once and their line, and what the
@@ -195,19 +241,20 @@ still going.`,
               card: server.servedCard(entry, {
                 rpcUrl,
                 providerUrl: url,
-                bearer: token !== undefined,
+                bearer: authorize !== undefined,
                 repository: repository !== undefined,
               }),
               rpcUrl,
               executor: executors[i],
-              token,
+              authorize,
+              log,
               stateRequests,
               taskTtlMs: taskTtlSeconds * 1000,
               push: {
                 privateHosts: () => webhookPrivateHosts(opened.registry(), host),
                 resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
                 signal: stop.signal,
-                log: (line) => note(ctx, line),
+                log,
               },
               // One signer per Agent (each keeps its cards' signatures); the key set is
               // at the origin for all of them.
