@@ -132,6 +132,11 @@ export const ObservalTaskMetaSchema = z.looseObject({
   patchPath: z.string().optional(),
   /** The top of the caller's repository: where the patch applies. */
   repository: z.string().optional(),
+  /**
+   * The task runs the version pinned when its served Agent's server started (a newer one
+   * waits for review).
+   */
+  pinnedVersion: z.boolean().optional(),
   /** When the last reply was taken. */
   repliedAt: z.string().optional(),
   /** The agent stopped answering and is being retried: why, and until when (ISO time). */

@@ -36,6 +36,8 @@ import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
 export interface ServedAgent {
   /** The registry Agent's identifier, as resolved when the server started. */
   identifier: string;
+  /** The approved version and digest served (a newer one is not, until restarted). */
+  pin: { version?: string; digest?: string };
   service: DelegationService;
   /** The server's run slots and their line, shared by the Agents it serves. */
   slots: RunSlots;
@@ -392,6 +394,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           waitSeconds: 0,
           signal: stop,
           cwd,
+          pin: { identifier: agent.identifier, ...agent.pin },
           ...agent.run,
         });
       } catch (err) {

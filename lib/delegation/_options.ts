@@ -38,6 +38,11 @@ export interface StartOptions {
    */
   cwd?: string;
   /**
+   * Run exactly this approved version of the Agent (a served Agent's, pinned when its
+   * server started), also while a newer version waits for review.
+   */
+  pin?: { identifier: string; version?: string; digest?: string };
+  /**
    * Send the caller's repository state with the brief to a remote agent that takes it
    * (the repository-state extension). @default true
    */

@@ -34,6 +34,29 @@ import {
   type WorkerFence,
 } from "../runner/mod.ts";
 
+/**
+ * The entry as pinned: its approved version and digest while a newer version waits for
+ * review (the registry still installs the approved one, digest checked). Rejected,
+ * archived, or another entry: as found, for the guards to refuse.
+ */
+function pinnedVersion(
+  found: Awaited<ReturnType<typeof resolveAgent>>,
+  pin: NonNullable<StartOptions["pin"]>,
+): Awaited<ReturnType<typeof resolveAgent>> {
+  const lifecycle = found["obs:lifecycle"];
+  if (found.identifier !== pin.identifier) return found;
+  if (lifecycle !== "approved" && lifecycle !== "pending") return found;
+  return {
+    ...found,
+    version: pin.version,
+    "obs:artifactDigest": pin.digest,
+    "obs:lifecycle": "approved",
+    // A registry reports a pending entry as not delegable; the pinned version was, when
+    // pinned. An approved entry says for itself (it may have been made not delegable).
+    ...lifecycle === "pending" ? { "obs:delegable": true } : {},
+  };
+}
+
 /** The service's `start`: nothing runs when a guard refuses. */
 export async function startTask(
   s: ServiceState,
@@ -49,7 +72,8 @@ export async function startTask(
   checkMessage(message);
   checkDepth(caller);
   if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
-  const entry = await resolveAgent(s.deps, ref, options.signal);
+  const found = await resolveAgent(s.deps, ref, options.signal);
+  const entry = options.pin ? pinnedVersion(found, options.pin) : found;
   checkApproved(entry, ref);
   const identifier = entry.identifier;
   const name = entry.displayName ?? ref;
@@ -161,6 +185,7 @@ export async function startTask(
     maxDepth: caller.maxDepth ?? DEFAULT_MAX_DEPTH,
     chain: caller.chain,
     cwd: ctx.cwd,
+    pinnedVersion: entry !== found || undefined,
     createdAt: isoSeconds(now),
     timeoutSeconds: options.timeoutSeconds ?? (isA2a ? undefined : LOCAL_TIMEOUT_SECONDS),
     ...kindMeta,

@@ -102,6 +102,9 @@ async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | u
     }
     throw err;
   }
+  // A pinned version runs while a newer one waits for review; the install then takes
+  // that version only if the registry still has it approved, digest checked.
+  if (meta.pinnedVersion && entry["obs:lifecycle"] === "pending") return undefined;
   if (entry["obs:lifecycle"] !== "approved" || entry["obs:delegable"] === false) {
     return "it is no longer approved";
   }

@@ -12,7 +12,14 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
-import { type LocalPlayground, localPlayground, treeOf } from "../support/local_delegation.ts";
+import {
+  agentYaml,
+  type LocalPlayground,
+  localPlayground,
+  treeOf,
+} from "../support/local_delegation.ts";
+import { createContext } from "../../lib/core/mod.ts";
+import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { callerHome, serve, withServed } from "../support/served_agent.ts";
 
 /** Edits the copy and answers as `claude -p --output-format json` does. */
@@ -480,4 +487,33 @@ Deno.test("doctor says which approved registry Agents a2a serve can serve here",
   } finally {
     await pg.close();
   }
+});
+
+Deno.test("a2a serve keeps serving the approved version while a newer one waits for review", async () => {
+  await withServed(EDITS, async (pg, served) => {
+    const admin = openRegistryClient(createContext({ env: pg.env, cwd: pg.repo }));
+    try {
+      const newer = await admin.publishAgent({
+        yaml: agentYaml().replace("version: 1.0.0", "version: 1.1.0"),
+        visibility: "public",
+      });
+      assert.equal(newer["obs:lifecycle"], "pending");
+    } finally {
+      admin.close();
+    }
+    // `delegate run` now refuses the Agent; the server runs the version it was started with.
+    const direct = await pg.json(["delegate", "run", pg.identifier, "Hi.", "--wait", "0"]);
+    assert.notEqual(direct.code, 0);
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const task = await client.sendMessage(message("Add a line.")) as Task;
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED, statusText(task));
+    const list = await pg.json(["delegate", "list"]);
+    const [run] = list.body.items as Array<{ metadata: { observal: Record<string, string> } }>;
+    assert.equal(run.metadata.observal.version, "1.0.0");
+    assert.equal(run.metadata.observal.digest, pg.digest);
+    const card = await (await fetch(`${served.url}/.well-known/agent-card.json`, {
+      headers: { "A2A-Version": "1.0" },
+    })).json();
+    assert.equal(card.version, "1.0.0");
+  });
 });

@@ -211,6 +211,7 @@ still going.`,
       const executors = entries.map((entry, i) =>
         server.servedAgentExecutor({
           identifier: entry.identifier,
+          pin: { version: entry.version, digest: entry["obs:artifactDigest"] },
           service: opened.service,
           slots,
           signal: stop.signal,
