@@ -7,12 +7,10 @@
  * @module
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import process from "node:process";
 import * as jose from "jose";
 import { CARD_SIGNATURE_ALGORITHMS } from "../a2a/card_signature_algorithms.ts";
 import { canonicalJson } from "../a2a/digest.ts";
-import { ObservalError } from "../core/mod.ts";
+import { ObservalError, readPrivateFile } from "../core/mod.ts";
 
 /** Where the server publishes the public key set its signatures name as `jku`. */
 export const JWKS_PATH = "/.well-known/jwks.json";
@@ -66,20 +64,7 @@ const MAKE_A_KEY = "Make one with `openssl genpkey -algorithm EC -pkeyopt " +
  * read it, or it holds no usable private key
  */
 export async function readCardSigningKey(file: string): Promise<CardSigningKey> {
-  let text: string;
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw refusal(`Cannot read --signing-key ${file}: ${err}`, "Pass the file that holds the key");
-  }
-  if (process.platform !== "win32" && (mode & 0o077) !== 0) {
-    throw refusal(
-      `--signing-key ${file} can be read by others`,
-      `Make it private: chmod 600 ${file}`,
-    );
-  }
+  const text = readPrivateFile(file, "signing-key", "the key");
   const { key, jwk } = parseKey(text, file);
   const alg = algorithmFor(key, jwk?.alg, file);
   // The public key's own export holds no private member, whatever the file held besides.

@@ -13,3 +13,4 @@ export * from "./bytes.ts";
 export * from "./version.ts";
 export * from "./config.ts";
 export * from "./canonical_json.ts";
+export * from "./private_file.ts";

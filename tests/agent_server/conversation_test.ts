@@ -4,7 +4,8 @@
  * before; a message in a new conversation starts from the served repository again.
  */
 import assert from "node:assert/strict";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
+import { v1Message } from "../support/a2a_message.ts";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { treeOf } from "../support/local_delegation.ts";
 import { withServed } from "../support/served_agent.ts";
@@ -21,16 +22,7 @@ printf 'more\\n' >> edit.txt
 printf '{"type":"result","result":"saw: %s recalled: %s","is_error":false,"session_id":"s"}\\n' "$seen" "$recalled"
 `;
 
-function message(text: string, contextId?: string) {
-  return SendMessageRequest.fromJSON({
-    message: {
-      messageId: crypto.randomUUID(),
-      role: "ROLE_USER",
-      parts: [{ text }],
-      ...contextId ? { contextId } : {},
-    },
-  });
-}
+const message = (text: string, contextId?: string) => v1Message(text, { contextId });
 
 function artifact(task: Task, name: string): string {
   return (task.artifacts ?? []).filter((a) => a.name === name).flatMap((a) =>

@@ -7,13 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { REPO_STATE_EXTENSION } from "../../lib/a2a/mod.ts";
-import { type LocalPlayground, treeOf } from "../support/local_delegation.ts";
-import { callerHome, type Served, withServed } from "../support/served_agent.ts";
+import { treeOf } from "../support/local_delegation.ts";
+import { callerHome, cloneWithWork, type Served, withServed } from "../support/served_agent.ts";
 
 /**
  * Says what it saw (edit.txt and the untracked notes.txt, one line) and appends a line to
@@ -40,25 +40,12 @@ function stateOf(repo: string): string {
   });
 }
 
-/** A clone of the served repository with a new commit, an uncommitted edit and an untracked file. */
-function callerRepo(pg: LocalPlayground, home: string): string {
-  const repo = join(home, "work");
-  execFileSync("git", ["clone", "-q", pg.repo, repo]);
-  git(repo, "config", "user.email", "dev@example.com");
-  git(repo, "config", "user.name", "Dev");
-  writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\n");
-  git(repo, "commit", "-q", "-am", "a commit the server lacks");
-  writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\nuncommitted\n");
-  writeFileSync(join(repo, "notes.txt"), "untracked\n");
-  return repo;
-}
-
 Deno.test("a2a serve: delegate run sends the caller's repository state; the Agent works on exactly that tree and the patch applies to it", async () => {
   await withServed(SEES_AND_EDITS, async (pg, served) => {
     const served0 = treeOf(pg.repo);
     const caller = await callerHome(served);
     try {
-      const repo = callerRepo(pg, caller.home);
+      const repo = cloneWithWork(pg.repo, join(caller.home, "work"));
       const before = stateOf(repo);
       const run = await caller.run(
         ["delegate", "run", caller.id, "Add a line.", "--wait", "120", "--json"],

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { ListTasksRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { v1Message } from "../support/a2a_message.ts";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
@@ -36,23 +37,9 @@ while [ ! -e "$HOME/go" ]; do sleep 0.05; done
 printf '{"type":"result","result":"Late.","is_error":false,"session_id":"s2"}\\n'
 `;
 
-function message(text: string) {
-  return SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
-  });
-}
-
+const message = (text: string) => v1Message(text);
 /** A message sent with returnImmediately: the answer is the task as soon as it exists. */
-function background(text: string) {
-  const request = message(text);
-  request.configuration = {
-    acceptedOutputModes: [],
-    historyLength: undefined,
-    returnImmediately: true,
-    taskPushNotificationConfig: undefined,
-  };
-  return request;
-}
+const background = (text: string) => v1Message(text, { returnImmediately: true });
 
 /** The pids of the harness program (the stand-in script itself) still running. */
 function running(pg: LocalPlayground): string {

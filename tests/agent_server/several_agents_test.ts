@@ -8,11 +8,10 @@ import { writeFileSync } from "node:fs";
 import { generateKeyPairSync } from "node:crypto";
 import { verifyCardSignatures } from "../../lib/a2a/signature.ts";
 import { join } from "node:path";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
+import { v1Message } from "../support/a2a_message.ts";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { createContext } from "../../lib/core/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
-import { agentYaml, type LocalPlayground } from "../support/local_delegation.ts";
+import { agentYaml, publishApproved } from "../support/local_delegation.ts";
 import { callerHome, withServed } from "../support/served_agent.ts";
 import { validate } from "../support/ard_schema.ts";
 import { cli } from "../support/cli.ts";
@@ -24,36 +23,7 @@ while [ ! -e "$HOME/go" ]; do sleep 0.05; done
 printf '{"type":"result","result":"Done.","is_error":false,"session_id":"s1"}\\n'
 `;
 
-/** Publishes and approves a second Agent in the playground's registry; its identifier. */
-async function secondAgent(pg: LocalPlayground, name: string): Promise<string> {
-  const admin = openRegistryClient(createContext({ env: pg.env, cwd: pg.repo }));
-  try {
-    const doc = await admin.publishAgent({ yaml: agentYaml(name), visibility: "public" });
-    const identifier = String(doc.identifier);
-    await admin.reviewAgent(identifier, {
-      action: "approve",
-      digest: String(doc["obs:artifactDigest"]),
-    });
-    return identifier;
-  } finally {
-    admin.close();
-  }
-}
-
-function send(text: string, returnImmediately = false) {
-  const request = SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
-  });
-  if (returnImmediately) {
-    request.configuration = {
-      acceptedOutputModes: [],
-      historyLength: undefined,
-      returnImmediately: true,
-      taskPushNotificationConfig: undefined,
-    };
-  }
-  return request;
-}
+const send = (text: string, returnImmediately = false) => v1Message(text, { returnImmediately });
 
 function statusText(task: Task): string {
   return (task.status?.message?.parts ?? [])
@@ -147,7 +117,7 @@ Deno.test("a2a serve with two Agents: a signed card and an endpoint each, an ind
       }
     },
     async (pg) => {
-      reviewer = await secondAgent(pg, "reviewer");
+      reviewer = (await publishApproved(pg.env, pg.repo, agentYaml("reviewer"))).identifier;
       const key = join(pg.root, "signing.pem");
       const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
       writeFileSync(key, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });

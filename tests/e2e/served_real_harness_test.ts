@@ -11,23 +11,21 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createContext } from "../../lib/core/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { ensureHarnessCli, harnessTestEnv } from "../support/harness_clis.ts";
 import {
   agentYaml,
-  type LocalPlayground,
   localPlayground,
+  publishApproved,
   treeOf,
 } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { startModelServerInNetns } from "../support/netns.ts";
 import { MAIN } from "../support/process.ts";
-import { serve } from "../support/served_agent.ts";
+import { cloneWithWork, serve } from "../support/served_agent.ts";
 
 const SDK_CLIENTS = fileURLToPath(new URL("../support/sdk_clients_main.ts", import.meta.url));
 const FINAL = "Edited edit.txt and wrote new.txt.";
@@ -45,21 +43,6 @@ function scripted(name: string, steps: ScriptStep[]): string {
     "  You fix small things.\n",
     `  You follow a scripted plan. ${scriptText(steps)}\n`,
   );
-}
-
-async function publish(pg: LocalPlayground, yaml: string): Promise<string> {
-  const admin = openRegistryClient(createContext({ env: pg.env, cwd: pg.repo }));
-  try {
-    const doc = await admin.publishAgent({ yaml, visibility: "public" });
-    const identifier = String(doc.identifier);
-    await admin.reviewAgent(identifier, {
-      action: "approve",
-      digest: String(doc["obs:artifactDigest"]),
-    });
-    return identifier;
-  } finally {
-    admin.close();
-  }
 }
 
 /** Runs `argv` inside the namespace (`enter`), with exactly `env`. */
@@ -90,7 +73,7 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
   const pg = await localPlayground({ yaml: scripted("quick", QUICK) });
   const callerHome = mkdtempSync(join(tmpdir(), "observal-caller-"));
   try {
-    const slow = await publish(pg, scripted("slow", SLOW));
+    const slow = (await publishApproved(pg.env, pg.repo, scripted("slow", SLOW))).identifier;
     const env: Record<string, string> = {
       ...(pg.env as Record<string, string>),
       ...harnessTestEnv("claude-code", { home: pg.root, modelUrl: model.url }),
@@ -146,14 +129,7 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
       );
 
       // Another observal: imports both Agents from the manifest, delegates with its tree.
-      const repo = join(callerHome, "work");
-      execFileSync("git", ["clone", "-q", pg.repo, repo]);
-      git(repo, "config", "user.email", "dev@example.com");
-      git(repo, "config", "user.name", "Dev");
-      writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\n");
-      git(repo, "commit", "-q", "-am", "a commit the server lacks");
-      writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\nuncommitted\n");
-      writeFileSync(join(repo, "notes.txt"), "untracked\n");
+      const repo = cloneWithWork(pg.repo, join(callerHome, "work"));
       const callerEnv = {
         OBSERVAL_HOME: join(callerHome, "home"),
         HOME: callerHome,

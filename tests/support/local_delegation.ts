@@ -68,6 +68,24 @@ const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
 };
 
+/** Publishes `yaml` as a public registry Agent in `env`'s home and approves it. */
+export async function publishApproved(
+  env: Env,
+  cwd: string,
+  yaml: string,
+): Promise<{ identifier: string; digest: string }> {
+  const admin = openRegistryClient(createContext({ env, cwd }));
+  try {
+    const doc = await admin.publishAgent({ yaml, visibility: "public" });
+    const identifier = String(doc.identifier);
+    const digest = String(doc["obs:artifactDigest"]);
+    await admin.reviewAgent(identifier, { action: "approve", digest });
+    return { identifier, digest };
+  } finally {
+    admin.close();
+  }
+}
+
 export async function localPlayground(
   options: { yaml?: string; env?: Env } = {},
 ): Promise<LocalPlayground> {
@@ -96,21 +114,7 @@ export async function localPlayground(
   git("add", "-A");
   git("commit", "-q", "-m", "init");
 
-  const ctx = createContext({ env, cwd: repo });
-  const admin = openRegistryClient(ctx);
-  let identifier = "";
-  let digest = "";
-  try {
-    const doc = await admin.publishAgent({
-      yaml: options.yaml ?? agentYaml(),
-      visibility: "public",
-    });
-    identifier = String(doc.identifier);
-    digest = String(doc["obs:artifactDigest"]);
-    await admin.reviewAgent(identifier, { action: "approve", digest });
-  } finally {
-    admin.close();
-  }
+  const { identifier, digest } = await publishApproved(env, repo, options.yaml ?? agentYaml());
   const agentId = identifier.split(":").pop()!;
   const observal = (args: string[], o: { env?: Env; cwd?: string } = {}) =>
     cli(args, { env: { ...env, ...o.env }, cwd: o.cwd ?? repo });

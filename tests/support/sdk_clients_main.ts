@@ -7,27 +7,13 @@
  * Usage: deno run -A sdk_clients_main.ts <quick agent URL> <slow agent URL> <brief>
  * (the quick Agent answers at once; the slow one works until canceled).
  */
-import { ListTasksRequest, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { ListTasksRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { v1Message } from "./a2a_message.ts";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
 import type { Task as V03Task } from "a2a-sdk-v03";
 
 const [quickUrl, slowUrl, brief] = Deno.args;
-
-function v1Message(text: string, returnImmediately = false) {
-  const request = SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
-  });
-  if (returnImmediately) {
-    request.configuration = {
-      acceptedOutputModes: [],
-      historyLength: undefined,
-      returnImmediately: true,
-      taskPushNotificationConfig: undefined,
-    };
-  }
-  return request;
-}
 
 const v1Texts = (task: Task, name: string) =>
   (task.artifacts ?? []).filter((a) => a.name === name).flatMap((a) =>
@@ -49,7 +35,7 @@ async function v1(): Promise<Record<string, unknown>> {
   const got = await quick.getTask({ tenant: "", id: sent.id, historyLength: 1 });
   const listed = await quick.listTasks(ListTasksRequest.fromJSON({ pageSize: 10 }));
   // The slow Agent's task: resubscribed while it works, canceled, and the stream ends.
-  const started = await slow.sendMessage(v1Message(brief, true)) as Task;
+  const started = await slow.sendMessage(v1Message(brief, { returnImmediately: true })) as Task;
   const resubscribed: string[] = [];
   for await (const event of slow.resubscribeTask({ tenant: "", id: started.id })) {
     const p = event.payload;

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli } from "./cli.ts";
@@ -145,4 +146,20 @@ export async function callerHome(served: Served, options: { manifest?: boolean }
     run,
     close: () => rmSync(home, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A clone of `origin` at `repo` with work the origin lacks: a new commit on edit.txt
+ * ("committed"), an uncommitted line ("uncommitted") and an untracked notes.txt.
+ */
+export function cloneWithWork(origin: string, repo: string): string {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "pipe" });
+  execFileSync("git", ["clone", "-q", origin, repo], { stdio: "pipe" });
+  git("config", "user.email", "dev@example.com");
+  git("config", "user.name", "Dev");
+  writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\n");
+  git("commit", "-q", "-am", "a commit the server lacks");
+  writeFileSync(join(repo, "edit.txt"), "one\ntwo\ncommitted\nuncommitted\n");
+  writeFileSync(join(repo, "notes.txt"), "untracked\n");
+  return repo;
 }

@@ -1,19 +1,17 @@
 /** `observal a2a serve`: approved registry Agents as A2A agents. */
 import { execFileSync } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../../a2a/cards/mod.ts";
-import { homeFaultError, ObservalError, probeHome, serverTarget } from "../../core/mod.ts";
+import {
+  homeFaultError,
+  ObservalError,
+  probeHome,
+  readPrivateFile,
+  serverTarget,
+} from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { resolveWithOverrides } from "../../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../../registry/mod.ts";
@@ -394,21 +392,7 @@ const MIN_TOKEN_CHARS = 16;
 
 /** The bearer token in `file`: private to the user, one line, long enough. */
 function readToken(file: string): string {
-  let text: string;
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new ObservalError("INVALID_ARGUMENT", `Cannot read --token-file ${file}: ${err}`, {
-      remediation: "Pass a file that holds the token",
-    });
-  }
-  if (process.platform !== "win32" && (mode & 0o077) !== 0) {
-    throw new ObservalError("INVALID_ARGUMENT", `--token-file ${file} can be read by others`, {
-      remediation: `Make it private: chmod 600 ${file}`,
-    });
-  }
+  const text = readPrivateFile(file, "token-file", "the token");
   const token = text.trim();
   if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
     throw new ObservalError(

@@ -1,0 +1,29 @@
+/** A v1.0 SendMessage request as @a2a-js/sdk 1.3.0's client takes it. */
+import { SendMessageRequest } from "@a2a-js/sdk";
+
+/**
+ * A user message with one text part; `returnImmediately` answers as soon as the task
+ * exists, `contextId` continues a conversation.
+ */
+export function v1Message(
+  text: string,
+  options: { returnImmediately?: boolean; contextId?: string } = {},
+): SendMessageRequest {
+  const request = SendMessageRequest.fromJSON({
+    message: {
+      messageId: crypto.randomUUID(),
+      role: "ROLE_USER",
+      parts: [{ text }],
+      ...options.contextId ? { contextId: options.contextId } : {},
+    },
+  });
+  if (options.returnImmediately) {
+    request.configuration = {
+      acceptedOutputModes: [],
+      historyLength: undefined,
+      returnImmediately: true,
+      taskPushNotificationConfig: undefined,
+    };
+  }
+  return request;
+}
