@@ -23,7 +23,7 @@ import {
   type RequestContext,
 } from "@a2a-js/sdk/server";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import type { Task } from "../../lib/a2a/mod.ts";
+import { isFinal, type Task } from "../../lib/a2a/mod.ts";
 import { createContext, type Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
@@ -235,6 +235,13 @@ export async function setup(options: GateOptions): Promise<Setup> {
       return { code: r.code, body: JSON.parse(r.stdout || "{}") as Task, stderr: r.stderr };
     },
     async close() {
+      // A test that failed half-way leaves a task running: cancel it while the agent still
+      // answers, so its worker ends and the test's own failure is the one reported.
+      const list = await cli(["delegate", "list", "--json"], { env, cwd: home });
+      const items = (JSON.parse(list.stdout || "{}").items ?? []) as Task[];
+      for (const t of items) {
+        if (!isFinal(t.status.state)) await cli(["delegate", "cancel", t.id], { env, cwd: home });
+      }
       await agent.close();
       await workersGone(home);
       rmSync(home, { recursive: true, force: true });

@@ -12,7 +12,7 @@ export const a2aGroup: Group = {
   commands: [
     lazy(
       "serve",
-      "Serve an approved registry Agent over A2A (v1.0 and v0.3 JSON-RPC)",
+      "Serve approved registry Agents over A2A (v1.0 and v0.3 JSON-RPC)",
       async () => (await import("./serve.ts")).serveCommand,
     ),
   ],

@@ -47,7 +47,11 @@ as its local admin.`,
       name: "a2a",
       summary: "Register and review remote A2A agents",
       commands: [
-        lazy("submit", "Register a remote agent by its Agent Card URL", a2a("submit")),
+        lazy(
+          "submit",
+          "Register remote agents by an Agent Card URL, or all an ARD manifest lists",
+          a2a("submit"),
+        ),
         lazy("list", "List registered remote agents you can see", a2a("list")),
         lazy("inspect", "Show a registered card and its digest", a2a("inspect")),
         lazy("review", "Approve or reject a registered card", a2a("review")),
