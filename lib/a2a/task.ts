@@ -133,6 +133,18 @@ export const ObservalTaskMetaSchema = z.looseObject({
   /** The top of the caller's repository: where the patch applies. */
   repository: z.string().optional(),
   /**
+   * When the patch was applied to the repository (`observal delegate apply`), onto which
+   * HEAD (absent before the first commit), how, and which files a three-way merge left
+   * with conflicts. A task's patch is applied once.
+   */
+  applied: z.object({
+    at: z.string(),
+    head: z.string().optional(),
+    threeWay: z.boolean(),
+    index: z.boolean(),
+    conflicts: z.array(z.string()).optional(),
+  }).optional(),
+  /**
    * The task runs the version pinned when its served Agent's server started (a newer one
    * waits for review).
    */
@@ -182,16 +194,4 @@ export function textArtifact(name: string, text: string, mediaType?: string): Ar
 /** Short state name for people: `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
 export function stateLabel(state: TaskState): string {
   return state.slice("TASK_STATE_".length).toLowerCase().replace(/_/g, "-");
-}
-
-/**
- * The command that applies a task's patch: from the repository's top, because `git apply`
- * run in a subfolder skips the files outside it.
- */
-export function applyCommand(meta: Pick<ObservalTaskMeta, "patchPath" | "repository">): string {
-  const path = meta.patchPath ?? "changes.patch";
-  const quote = (p: string) => /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`;
-  return meta.repository
-    ? `git -C ${quote(meta.repository)} apply ${quote(path)}`
-    : `git apply ${quote(path)}`;
 }

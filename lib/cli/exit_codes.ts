@@ -31,6 +31,16 @@ export const exitCodesCommand: Command = {
       "nothing to cancel: the task had already completed, failed or been rejected " +
         "(a task already canceled exits 0)",
     );
+    add(
+      TASK_EXIT.noPatch,
+      "no patch: the task has not completed, or returned no changes",
+    );
+    add(
+      TASK_EXIT.patchRefused,
+      "the patch does not apply to the repository (each file is named); nothing was changed",
+    );
+    add(TASK_EXIT.alreadyApplied, "the task's patch was applied already; nothing was changed");
+    add(TASK_EXIT.conflicts, "delegate apply --3way left conflicts (the files are named)");
     add(TASK_EXIT.interrupted, "interrupted (Ctrl-C) before any task was started");
     for (const [code, texts] of [...lines].sort((a, b) => a[0] - b[0])) {
       say(ctx, `${String(code).padEnd(3)} ${texts.join(", ")}`);

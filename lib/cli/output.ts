@@ -81,6 +81,22 @@ export function say(ctx: Context, ...pieces: Piece[]): void {
   ctx.io.stdout.write(`${render(ctx, pieces)}\n`);
 }
 
+/**
+ * One line as {@linkcode say} would print it (escaped, coloured where allowed), for output
+ * that goes elsewhere than `ctx.io` (a pager).
+ */
+export function renderLine(ctx: Context, ...pieces: Piece[]): string {
+  return `${render(ctx, pieces)}\n`;
+}
+
+/**
+ * Prints text meant for another program (a patch piped into `git apply`) as it is. On a
+ * terminal it is escaped like everything else: unescaped text is only for pipes and files.
+ */
+export function printVerbatim(ctx: Context, text: string): void {
+  ctx.io.stdout.write(ctx.io.isTTY ? escapeControls(text) : text);
+}
+
 /** Prints a line on stderr (errors, progress notes, hints), keeping stdout for results. */
 export function note(ctx: Context, ...pieces: Piece[]): void {
   ctx.io.stderr.write(`${render(ctx, pieces)}\n`);

@@ -55,6 +55,11 @@ export interface ObservalErrorOptions {
   /** The thing the error is about (an identifier, a path, a URL). */
   resource?: string;
   cause?: unknown;
+  /**
+   * The exit code, where a command gives this failure one of its own (`delegate apply`
+   * refusing a second apply); otherwise the category's.
+   */
+  exitCode?: number;
 }
 
 /**
@@ -72,6 +77,7 @@ export class ObservalError extends Error {
   readonly code: ErrorCode;
   readonly remediation?: string;
   readonly resource?: string;
+  readonly #exitCode?: number;
 
   constructor(code: ErrorCode, message: string, options: ObservalErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -79,6 +85,7 @@ export class ObservalError extends Error {
     this.code = code;
     this.remediation = options.remediation;
     this.resource = options.resource;
+    this.#exitCode = options.exitCode;
   }
 
   get category(): Category {
@@ -86,7 +93,7 @@ export class ObservalError extends Error {
   }
 
   get exitCode(): number {
-    return CATEGORIES[this.category].exit;
+    return this.#exitCode ?? CATEGORIES[this.category].exit;
   }
 
   get httpStatus(): number {

@@ -4,7 +4,6 @@
  * @module
  */
 import {
-  applyCommand,
   type Artifact,
   isInterrupted,
   isTerminal,
@@ -25,7 +24,7 @@ export const MAX_SUMMARY_DATA_CHARS = 20_000;
  * something; data parts of its message follow as JSON blocks), then each artifact under a
  * `## name` heading (proposed changes as a diff block), then `note:` lines, and ends with
  * what to do next: follow a running task with `get_task`, answer an interrupted one with
- * `delegate`, or review a patch that was not applied.
+ * `delegate`, or review a patch that was not applied (`observal delegate diff`, `delegate apply`).
  *
  * @param task the task as the delegation service returns it
  * @returns the summary, without a trailing newline
@@ -124,10 +123,17 @@ function nextStep(task: Task): string | undefined {
     return "Still running. Call get_task with this task_id (optionally with wait_seconds) to " +
       "collect the result.";
   }
-  const path = task.metadata.observal.patchPath;
-  if (path) {
-    return "The changes were made in an isolated copy and have NOT been applied. Review them; " +
-      `to apply them, run \`${applyCommand(task.metadata.observal)}\`.`;
+  const { patchPath, applied, repository } = task.metadata.observal;
+  if (patchPath && applied) {
+    const conflicts = applied.conflicts?.length
+      ? `, with conflicts left marked in ${applied.conflicts.join(", ")}`
+      : "";
+    return `The changes were applied to ${repository} at ${applied.at}${conflicts}.`;
+  }
+  if (patchPath) {
+    return "The changes were made in an isolated copy and have NOT been applied. Review them " +
+      `with \`observal delegate diff ${task.id}\`; to apply them, run ` +
+      `\`observal delegate apply ${task.id}\`.`;
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import { z } from "zod";
 import {
   isInterrupted,
   isTerminal,
+  type ObservalTaskMeta,
   type Part,
   type Task,
   TASK_STATES,
@@ -61,6 +62,9 @@ export interface TaskPage {
   items: Task[];
   total: number;
 }
+
+/** An apply of a task's patch, as {@linkcode TaskStore.recordApplied} records it. */
+export type Applied = NonNullable<ObservalTaskMeta["applied"]>;
 
 /** What {@linkcode TaskStore.update} did. */
 export interface UpdateResult {
@@ -312,6 +316,29 @@ export class TaskStore {
       delete meta.childStartTime;
       this.#write(id, next, JSON.stringify(next));
       this.#saveRecord(id);
+    });
+  }
+
+  /**
+   * Records that the task's patch was applied to the caller's repository, unless an apply
+   * is recorded already. Works on settled tasks ({@linkcode update} leaves those alone):
+   * a task's patch exists only once it completed.
+   *
+   * @returns whether this call recorded it, and the task as stored after the call
+   * @throws {ObservalError} NOT_FOUND for an unknown id
+   */
+  recordApplied(id: string, applied: Applied): { recorded: boolean; task: Task } {
+    if (!isTaskId(id)) throw notFound(id);
+    return this.#tx(id, () => {
+      const row = this.#db.prepare(Q.SELECT_DOC).get(id) as DocRow | undefined;
+      if (!row) throw notFound(id);
+      const task = parseStoredTask(row.id, row.doc);
+      if (task.metadata.observal.applied) return { recorded: false, task };
+      task.metadata.observal.applied = applied;
+      const next = this.#checked(id, task);
+      this.#write(id, next, JSON.stringify(next));
+      this.#saveRecord(id);
+      return { recorded: true, task: next };
     });
   }
 

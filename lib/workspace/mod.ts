@@ -35,3 +35,16 @@ export {
   type RestoreOptions,
   restoreRepoState,
 } from "./repo_state.ts";
+export {
+  type ApplyMode,
+  applyPatch,
+  type ApplyPatchOptions,
+  checkPatch,
+  headCommit,
+  missingBlobs,
+  type PatchApplied,
+  type PatchCheck,
+  patchPaths,
+  patchStat,
+  type RefusedFile,
+} from "./apply_patch.ts";

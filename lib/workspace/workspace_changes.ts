@@ -39,8 +39,8 @@ const NOTHING: ChangeStat = { files: 0, insertions: 0, deletions: 0 };
 /**
  * The patch from the baseline to the copy's working tree now (ignored files excluded),
  * leaving out every setup path, with a short diffstat. Apply it from the top of the
- * caller's repository: `git -C <repository> apply changes.patch` (git apply run in a
- * subdirectory skips files outside it).
+ * caller's repository (`observal delegate apply` does; git apply run in a subdirectory skips
+ * files outside it).
  *
  * When the whole patch would pass `maxPatchBytes`, the files with the largest changes are
  * left out until the rest fits; `omitted` and `notes` name them.

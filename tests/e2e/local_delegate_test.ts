@@ -132,10 +132,11 @@ Deno.test("delegate run: a registry Agent edits a copy and its changes come back
     assert.deepEqual(gitDirState(pg.repo), beforeGit);
     assert.deepEqual(workspaces(pg), []);
 
-    // The hint applies it from the repository's top (a subfolder would skip files).
+    // The hint names the commands; `delegate apply` applies from the repository's top.
     assert.equal(meta.repository, pg.repo);
     const shown = await pg.observal(["delegate", "status", task.id]);
-    assert.match(shown.stdout, new RegExp(`Apply with: git -C ${pg.repo} apply ${meta.patchPath}`));
+    assert.match(shown.stdout, new RegExp(`Review with: observal delegate diff ${task.id}`));
+    assert.match(shown.stdout, new RegExp(`Apply with: observal delegate apply ${task.id}`));
     // The patch applies to the caller's working tree and reproduces the child's.
     pg.git("apply", meta.patchPath!);
     const after = treeOf(pg.repo);

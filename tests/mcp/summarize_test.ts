@@ -112,8 +112,24 @@ Deno.test("summarize() shows a patch as a diff block and says it is not applied"
   assert.doesNotMatch(text, /## changes\.patch/);
   assert.match(
     text.split("\n").at(-1)!,
-    /NOT been applied.*`git apply \/home\/u\/\.observal\/tasks\/t\/changes\.patch`/,
+    /NOT been applied\. Review them with `observal delegate diff 0b8f5a52-[^`]*`; to apply them, run `observal delegate apply 0b8f5a52-[^`]*`\.$/,
   );
+});
+
+Deno.test("summarize() says when and where a patch was applied, and its conflicts", () => {
+  const text = summarize(task("TASK_STATE_COMPLETED", {
+    meta: {
+      patchPath: "/t/changes.patch",
+      repository: "/src/app",
+      applied: { at: "2026-09-01T10:00:00.000Z", threeWay: true, index: true, conflicts: ["a.ts"] },
+    },
+  }));
+  assert.equal(
+    text.split("\n").at(-1),
+    "The changes were applied to /src/app at 2026-09-01T10:00:00.000Z, with conflicts left " +
+      "marked in a.ts.",
+  );
+  assert.doesNotMatch(text, NOT_APPLIED);
 });
 
 Deno.test("summarize() fences a patch that itself contains backtick fences", () => {

@@ -31,6 +31,16 @@ export const delegateGroup: Group = {
       async () => (await import("./reply.ts")).replyCommand,
     ),
     lazy(
+      "diff",
+      "Show the changes a delegated task returned",
+      async () => (await import("./diff.ts")).diffCommand,
+    ),
+    lazy(
+      "apply",
+      "Apply the changes a delegated task returned to your repository",
+      async () => (await import("./apply.ts")).applyCommand,
+    ),
+    lazy(
       "list",
       "List delegated tasks, newest first",
       async () => (await import("./list.ts")).listCommand,

@@ -1,6 +1,5 @@
 /** How a delegated task looks in a terminal: its state in words, its parts, its next step. */
 import {
-  applyCommand,
   isFinal,
   isInterrupted,
   isTerminal,
@@ -84,8 +83,7 @@ export function printTask(ctx: Context, task: Task): void {
   if (retry) say(ctx, `The agent is not answering (${meta.retrying?.reason}); ${retry}.`);
   for (const artifact of task.artifacts ?? []) {
     if (artifact.name === "changes.patch" && meta.patchPath) {
-      say(ctx, `Proposed changes (not applied): ${meta.patchPath}`);
-      say(ctx, `Apply with: ${applyCommand(meta)}`);
+      printPatchHints(ctx, task, meta.patchPath);
       continue;
     }
     say(ctx);
@@ -110,6 +108,23 @@ export function printTask(ctx: Context, task: Task): void {
     say(ctx);
     say(ctx, `Still running. Follow it with: observal delegate status ${task.id} --wait 60`);
   }
+}
+
+/** Where the proposed changes are, and either the commands for them or when they went in. */
+function printPatchHints(ctx: Context, task: Task, patchPath: string): void {
+  const applied = task.metadata.observal.applied;
+  if (applied) {
+    const onto = applied.head ? ` onto ${applied.head.slice(0, 12)}` : "";
+    const conflicts = applied.conflicts?.length
+      ? `, with conflicts in ${applied.conflicts.join(", ")}`
+      : "";
+    say(ctx, `Proposed changes: ${patchPath}`);
+    say(ctx, `Applied to ${task.metadata.observal.repository} at ${applied.at}${onto}${conflicts}`);
+    return;
+  }
+  say(ctx, `Proposed changes (not applied): ${patchPath}`);
+  say(ctx, `Review with: observal delegate diff ${task.id}`);
+  say(ctx, `Apply with: observal delegate apply ${task.id}`);
 }
 
 /** How often a wait in a pipe says it is still waiting. */

@@ -6,7 +6,7 @@
 import { isTerminal, type Task } from "../../a2a/tasks/mod.ts";
 import { CATEGORIES } from "../../core/mod.ts";
 
-/** The exit codes of `delegate run`, `status`, `reply` and `cancel`. */
+/** The exit codes of `delegate run`, `status`, `reply`, `cancel`, `diff` and `apply`. */
 export const TASK_EXIT = {
   completed: 0,
   unsuccessful: 3,
@@ -21,6 +21,14 @@ export const TASK_EXIT = {
    * (A task that was already canceled exits 0: what was asked for holds.)
    */
   nothingToCancel: 12,
+  /** `diff` or `apply`: the task has no patch (not completed, or it changed nothing). */
+  noPatch: 13,
+  /** `apply`: the patch does not apply (or a three-way merge lacks its base); nothing changed. */
+  patchRefused: 14,
+  /** `apply`: this task's patch was applied already; nothing changed. */
+  alreadyApplied: 15,
+  /** `apply --3way`: applied, but some files merged with conflicts (markers left in them). */
+  conflicts: 16,
   /** Ctrl-C before any task was started. */
   interrupted: 130,
 } as const;
