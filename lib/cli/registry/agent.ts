@@ -19,6 +19,8 @@ import {
   removeFlags,
   reviewBody,
   reviewFlags,
+  stateFilter,
+  stateFlag,
   visibilityBody,
   visibilityFlags,
 } from "./a2a.ts";
@@ -70,11 +72,14 @@ const publish: Command = {
 const list: Command = {
   name: "list",
   summary: "List registry Agents you can see",
+  flags: stateFlag,
   details: `Lists your own in any state, the pending ones you may review and the approved ones, by
-name (at most 500). With --json, prints {"items": [...], "total": N}.`,
+name (at most 500). --state keeps those in one state. With --json, prints
+{"items": [...], "total": N}.`,
   async run(inv, ctx) {
+    const narrow = stateFilter(inv);
     const out = await withClient(ctx, (c) => c.agents());
-    printEntries(ctx, inv, out, "No registry Agents published yet.");
+    printEntries(ctx, inv, narrow(out), "No registry Agents published yet.");
   },
 };
 
