@@ -6,7 +6,14 @@
  */
 import { join, resolve } from "./paths.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { hostCwd, hostEnv, hostStream, stdoutIsTerminal } from "./host.ts";
+import {
+  hostCwd,
+  hostEnv,
+  type HostStdin,
+  hostStdin,
+  hostStream,
+  stdoutIsTerminal,
+} from "./host.ts";
 
 /** A sink for text output. */
 export interface Writer {
@@ -21,6 +28,11 @@ export interface IO {
   isTTY: boolean;
   /** Colour is allowed (a TTY and no NO_COLOR). */
   color: boolean;
+  /**
+   * Standard input, for the few commands that read it (a brief given as `-`); a test sets
+   * its own. Absent where a context was built by hand: such a command then has none.
+   */
+  stdin?: HostStdin;
 }
 
 /** Environment variables, read-only and parsed once. */
@@ -74,6 +86,7 @@ export function createContext(options: ContextOptions = {}): Context {
       stderr: options.io?.stderr ?? hostStream("stderr"),
       isTTY,
       color: options.io?.color ?? (isTTY && !env.NO_COLOR),
+      stdin: options.io?.stdin ?? hostStdin(),
     },
   };
 }

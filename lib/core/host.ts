@@ -20,7 +20,7 @@ interface DenoHost {
   env: { toObject(): Record<string, string>; get(name: string): string | undefined };
   cwd(): string;
   build: { os: string };
-  stdin: ByteReader;
+  stdin: ByteReader & { isTerminal(): boolean };
   stdout: DenoStream;
   stderr: DenoStream;
   statSync(path: string): PathStat;
@@ -104,6 +104,34 @@ export function hostStdio(): { stdin: ByteReader; stdout: ByteWriter } | undefin
         }
       },
     },
+  };
+}
+
+/** The process's standard input, as a command that reads it needs it. */
+export interface HostStdin extends ByteReader {
+  /** Whether it is a terminal (nothing was piped or redirected to it). */
+  isTerminal(): boolean;
+}
+
+/**
+ * The process's stdin: `Deno.stdin` under Deno; under Node, reads of file descriptor 0,
+ * so `process.stdin` is never made and nothing is read ahead into memory.
+ */
+export function hostStdin(): HostStdin {
+  if (deno) return deno.stdin;
+  return {
+    isTerminal: () => globalThis.process.getBuiltinModule("node:tty").isatty(0),
+    read: (into) =>
+      new Promise((resolve, reject) => {
+        const attempt = () =>
+          nodeFs().read(0, into, 0, into.length, null, (err, bytes) => {
+            // A descriptor someone made non-blocking has nothing yet: wait, as a plain read would.
+            if ((err as { code?: string } | null)?.code === "EAGAIN") setTimeout(attempt, 5);
+            else if (err) reject(err);
+            else resolve(bytes === 0 ? null : bytes);
+          });
+        attempt();
+      }),
   };
 }
 
@@ -368,6 +396,8 @@ export interface PathStat {
   isDirectory: boolean;
   isSymlink: boolean;
   mode: number | null;
+  /** Its size in bytes (meaningful for a regular file). */
+  size: number;
 }
 
 /** What is at `path`, following links; undefined when it cannot be stat'ed. */
@@ -383,10 +413,10 @@ export function lstatPath(path: string): PathStat | undefined {
 function statWith(path: string, link: boolean): PathStat | undefined {
   try {
     if (deno) {
-      const { isFile, isDirectory, isSymlink, mode } = link
+      const { isFile, isDirectory, isSymlink, mode, size } = link
         ? deno.lstatSync(path)
         : deno.statSync(path);
-      return { isFile, isDirectory, isSymlink, mode };
+      return { isFile, isDirectory, isSymlink, mode, size };
     }
     const stat = link ? nodeFs().lstatSync(path) : nodeFs().statSync(path);
     return {
@@ -394,6 +424,7 @@ function statWith(path: string, link: boolean): PathStat | undefined {
       isDirectory: stat.isDirectory(),
       isSymlink: stat.isSymbolicLink(),
       mode: stat.mode,
+      size: stat.size,
     };
   } catch {
     return undefined;

@@ -8,6 +8,7 @@ import { parseDocument } from "yaml";
 import { z } from "zod";
 import { ObservalError, utf8Length } from "../core/mod.ts";
 import { describeIssue, formatPath } from "./_issues.ts";
+import { flowDepth } from "./_yaml_depth.ts";
 import { HARNESS_KEYS, type HarnessKey, HarnessKeySchema } from "./registry.ts";
 
 /** Agent names, namespaces and skill names: lower-case, digits, `-` and `_`. */
@@ -18,6 +19,9 @@ export const MAX_AGENT_YAML_BYTES = 256 * 1024;
 
 /** Reserved for the delegation server every pulled agent gets. */
 export const DELEGATION_MCP_NAME = "observal-agents";
+
+/** The deepest nesting on one line accepted; no agent needs more than a few levels. */
+export const MAX_AGENT_YAML_DEPTH = 64;
 
 // Alias expansion budget: enough for ordinary reuse, far below a "billion laughs" document.
 const MAX_ALIAS_COUNT = 50;
@@ -296,8 +300,24 @@ export function parseAgentYaml(text: string): AgentDefinition {
       { remediation: "Move long reference material into skills or shorten the prompt" },
     );
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, logLevel: "error" });
+  if (!text.trim()) {
+    throw new ObservalError("INVALID_AGENT", "The agent definition is empty", {
+      remediation:
+        "Write at least name, version and prompt (see examples/agent/observal-agent.yaml)",
+    });
+  }
+  const depth = flowDepth(text);
+  if (depth > MAX_AGENT_YAML_DEPTH) throw tooDeep(`${depth} levels`);
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, logLevel: "error" });
+  } catch (err) {
+    if (err instanceof RangeError) throw tooDeep("too many levels", err);
+    throw err;
+  }
   const failure = doc.errors[0];
+  // The parser reports its own stack overflow as a syntax error.
+  if (failure && /call stack/i.test(failure.message)) throw tooDeep("too many levels", failure);
   if (failure) {
     const line = failure.linePos?.[0];
     const at = line ? ` at line ${line.line}, column ${line.col}` : "";
@@ -320,6 +340,7 @@ export function parseAgentYaml(text: string): AgentDefinition {
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
+    if (err instanceof RangeError) throw tooDeep("too many levels", err);
     const detail = err instanceof Error ? err.message : String(err);
     throw new ObservalError(
       "INVALID_AGENT",
@@ -330,5 +351,22 @@ export function parseAgentYaml(text: string): AgentDefinition {
       },
     );
   }
-  return parseAgentDefinition(value);
+  try {
+    return parseAgentDefinition(value);
+  } catch (err) {
+    // Deep values that parsed can still be too deep to check (zod recurses too).
+    if (err instanceof RangeError) throw tooDeep("too many levels", err);
+    throw err;
+  }
+}
+
+function tooDeep(depth: string, cause?: unknown): ObservalError {
+  return new ObservalError(
+    "INVALID_AGENT",
+    `The agent definition nests ${depth} deep; at most ${MAX_AGENT_YAML_DEPTH} are accepted`,
+    {
+      remediation: "Flatten the nested lists and mappings: no agent field needs that depth",
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 }

@@ -6,11 +6,15 @@ import { ObservalError } from "../core/mod.ts";
 /** Most bytes of one request body. */
 export const MAX_BODY_BYTES = 512 * 1024;
 
-/** The error for a body past {@linkcode MAX_BODY_BYTES}. */
-export function tooLargeBody(): ObservalError {
+/**
+ * The error for a body past {@linkcode MAX_BODY_BYTES}; `bytes` is its size, when known (a
+ * streamed body is cut off at the limit, unread).
+ */
+export function tooLargeBody(bytes?: number): ObservalError {
+  const size = bytes === undefined ? "is" : `is ${bytes} bytes,`;
   return new ObservalError(
     "INVALID_ARGUMENT",
-    `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+    `The request body ${size} larger than the ${MAX_BODY_BYTES / 1024} KiB allowed`,
     { remediation: "Send less: no field of a registry request needs that much" },
   );
 }

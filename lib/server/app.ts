@@ -99,8 +99,10 @@ export function createRegistryApp(
     "*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw tooLargeBody();
+      onError: (c) => {
+        // A declared length is the body's size; a chunked body's is unknown (cut at the limit).
+        const declared = Number(c.req.header("content-length"));
+        throw tooLargeBody(Number.isSafeInteger(declared) && declared > 0 ? declared : undefined);
       },
     }),
   );

@@ -87,7 +87,8 @@ function answerDirect(state: RegistryState, route: DirectRoute): RegistryAnswer 
 /** The call's body as JSON, bounded as the app bounds it. */
 function jsonBody(call: RegistryCall): unknown {
   const body = call.body ?? "";
-  if (utf8Length(body) > MAX_BODY_BYTES) throw tooLargeBody();
+  const bytes = utf8Length(body);
+  if (bytes > MAX_BODY_BYTES) throw tooLargeBody(bytes);
   try {
     return JSON.parse(body);
   } catch {

@@ -297,7 +297,8 @@ Deno.test("parseAgentYaml() refuses more than one document", () => {
 
 Deno.test("parseAgentYaml() refuses a document that is not a mapping", () => {
   refuses("- name: reviewer\n", /must be a mapping/);
-  refuses("", /must be a mapping/);
+  // Comments alone hold no mapping either (an empty text is refused as empty, below).
+  refuses("# nothing yet\n", /must be a mapping/);
 });
 
 Deno.test("parseAgentDefinition() validates a decoded JSON body the same way", () => {
@@ -307,4 +308,40 @@ Deno.test("parseAgentDefinition() validates a decoded JSON body the same way", (
     () => parseAgentDefinition({ name: "r", version: "1.0.0", prompt: "p", extra: 1 }),
     /Unknown field "extra"/,
   );
+});
+
+Deno.test("parseAgentYaml() refuses an empty definition as empty", () => {
+  for (const text of ["", "  \n\n\t\n"]) {
+    const err = refuses(text, /^The agent definition is empty$/);
+    assert.match(err.remediation ?? "", /name, version and prompt/);
+  }
+});
+
+Deno.test("parseAgentYaml() refuses deep nesting before parsing it, however it is written", () => {
+  const deep = [
+    "[".repeat(100_000),
+    `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
+    "{a: ".repeat(50_000),
+    `${BASE}tags: ${"a: [".repeat(20_000)}`,
+    "- ".repeat(100_000),
+    "? ".repeat(100_000),
+  ];
+  for (const text of deep) {
+    const err = refuses(
+      text,
+      /^The agent definition nests \d+ levels deep; at most 64 are accepted$/,
+    );
+    assert.match(err.remediation ?? "", /Flatten/);
+  }
+  // Brackets, dashes and quotes inside text are not nesting.
+  const prompt = `name: reviewer\nversion: 1.0.0\nprompt: |\n  ${"[".repeat(100)} don't\n  ${
+    "- ".repeat(100)
+  }\ndescription: '${"{".repeat(100)}' # ${"[".repeat(100)}\n`;
+  assert.equal(parseAgentYaml(prompt).name, "reviewer");
+});
+
+Deno.test("parseAgentYaml() takes nesting by indentation as deep as its size allows", () => {
+  // About 700 levels fit in 256 KiB; they parse, and are refused as unknown fields.
+  const stairs = Array.from({ length: 700 }, (_, i) => `${" ".repeat(i)}a:`).join("\n");
+  refuses(`${BASE}${stairs}\n`, /Unknown field "a"/);
 });

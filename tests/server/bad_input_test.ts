@@ -177,3 +177,24 @@ Deno.test("every route answers bad input with 4xx and the error envelope, writin
     await reg.close();
   }
 });
+
+Deno.test("a body past the limit is refused with its size and the limit", async () => {
+  const reg = await startRegistry();
+  try {
+    const key = reg.user("carol").key;
+    const body = JSON.stringify({ query: { text: HUGE } });
+    const res = await fetch(`${reg.url}/api/v1/ard/search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+    });
+    assert.equal(res.status, 400);
+    const answer = await res.json();
+    assert.equal(
+      answer.message,
+      `The request body is ${body.length} bytes, larger than the 512 KiB allowed`,
+    );
+  } finally {
+    await reg.close();
+  }
+});

@@ -1,5 +1,5 @@
 /** Runs the CLI in process with captured output and a temp OBSERVAL_HOME. */
-import { createContext, type Env } from "../../lib/core/mod.ts";
+import { createContext, type Env, type HostStdin } from "../../lib/core/mod.ts";
 import { runCli } from "../../lib/cli/mod.ts";
 
 export interface CliResult {
@@ -10,7 +10,7 @@ export interface CliResult {
 
 export async function cli(
   argv: string[],
-  options: { env: Env; cwd?: string; tty?: boolean; startedAt?: Date },
+  options: { env: Env; cwd?: string; tty?: boolean; startedAt?: Date; stdin?: HostStdin },
 ): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
@@ -23,6 +23,7 @@ export async function cli(
       stderr: { write: (t) => void (stderr += t) },
       isTTY: options.tty ?? false,
       color: false,
+      ...(options.stdin ? { stdin: options.stdin } : {}),
     },
   });
   const code = await runCli(argv, ctx);

@@ -113,3 +113,28 @@ export function spawnCli(
   }));
   return { pid: child.pid, kill: (sig: Deno.Signal) => child.kill(sig), done };
 }
+
+/** `observal ...` as its own process with `input` piped to its stdin; resolves when it ends. */
+export async function runCliWithInput(
+  env: Record<string, string | undefined>,
+  cwd: string,
+  args: string[],
+  input: string | Uint8Array,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env: env as Record<string, string>,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  // A command that refuses before reading closes its stdin: that write may fail.
+  await writer.write(typeof input === "string" ? new TextEncoder().encode(input) : input)
+    .catch(() => {});
+  await writer.close().catch(() => {});
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}

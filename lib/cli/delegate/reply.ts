@@ -6,24 +6,32 @@ import { type Context, ObservalError } from "../../core/mod.ts";
 import { MAX_MESSAGE_CHARS } from "../../delegation/mod.ts";
 import { type Command, int, type Invocation, str } from "../command.ts";
 import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
+import { messageFileFlag, readMessage } from "./_brief.ts";
+
+const USAGE = "observal delegate reply TASK-ID [MESSAGE | -] [flags]";
 
 /** Largest --data-file read. */
 const MAX_DATA_FILE_BYTES = 1024 * 1024;
 
 /** The answer as A2A parts: the message as a text part, then --data or --data-file. */
-function answerParts(inv: Invocation, ctx: Context): Part[] {
+async function answerParts(inv: Invocation, ctx: Context): Promise<Part[]> {
   const inline = str(inv, "data");
   const file = str(inv, "data-file");
   if (inline !== undefined && file !== undefined) {
     throw new ObservalError("USAGE", "Give the data once: --data or --data-file, not both");
   }
   const parts: Part[] = [];
-  if (inv.args.message !== undefined) parts.push({ text: inv.args.message });
+  const text = await readMessage(inv, ctx, {
+    usage: USAGE,
+    piped: "observal delegate reply TASK-ID - < answer.md",
+  });
+  if (text !== undefined) parts.push({ text });
   if (inline !== undefined) parts.push({ data: dataObject(inline, "--data") });
   if (file !== undefined) parts.push({ data: dataObject(readDataFile(ctx, file), file) });
   if (parts.length === 0) {
     throw new ObservalError("USAGE", "Missing the answer", {
-      remediation: "Give it as MESSAGE, as data with --data JSON or --data-file FILE, or as both",
+      remediation:
+        "Give it as MESSAGE (- for stdin, or --message-file FILE), as data with --data JSON or --data-file FILE, or as both",
     });
   }
   return parts;
@@ -77,6 +85,7 @@ export const replyCommand: Command = {
   summary: "Answer a remote agent that asked for input",
   args: ["task-id", "message?"],
   flags: {
+    ...messageFileFlag,
     data: {
       type: "string",
       value: "JSON",
@@ -90,6 +99,9 @@ export const replyCommand: Command = {
     ...waitFlags(600),
   },
   details: `TASK-ID is the task's id or its first characters (at least 4, enough to name one task).
+MESSAGE is the answer's text; as - it is read from stdin
+(\`observal delegate reply TASK-ID - < answer.md\`), and --message-file FILE reads it from a
+file. It holds at most ${MAX_MESSAGE_CHARS} characters, checked before anything is sent.
 Only a remote task that waits for input takes a reply. When several replies race for one
 question, exactly one is taken; the others exit with code 11 and send nothing, as does a
 reply that a cancel beat.
@@ -98,7 +110,7 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
 ${TASK_JSON_NOTE}`,
   async run(inv, ctx) {
     const wait = int(inv, "wait", 0, 1800);
-    const parts = answerParts(inv, ctx);
+    const parts = await answerParts(inv, ctx);
     return await follow(
       inv,
       ctx,

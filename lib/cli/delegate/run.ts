@@ -1,14 +1,19 @@
 /** `observal delegate run`. */
+import { ObservalError } from "../../core/mod.ts";
 import { choice, type Command, int } from "../command.ts";
 import { headlessHarnessFlag } from "../agent/harness_flag.ts";
 import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
+import { MAX_MESSAGE_CHARS, messageFileFlag, readMessage } from "./_brief.ts";
+
+const USAGE = "observal delegate run AGENT [MESSAGE | -] [flags]";
 
 /** `observal delegate run AGENT MESSAGE`. */
 export const runCommand: Command = {
   name: "run",
   summary: "Delegate a task to an agent and wait for the result",
-  args: ["agent", "message"],
+  args: ["agent", "message?"],
   flags: {
+    ...messageFileFlag,
     harness: {
       type: "string",
       short: "i",
@@ -35,7 +40,9 @@ export const runCommand: Command = {
   },
   details: `AGENT is an identifier from \`observal delegate find\` (urn:air:...) or a registry
 reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted argument:
-the agent does not see your conversation.
+the agent does not see your conversation. As - the brief is read from stdin
+(\`observal delegate run AGENT - < brief.md\`); --message-file FILE reads it from a file.
+A brief holds at most ${MAX_MESSAGE_CHARS} characters, checked before anything starts.
 A remote agent's task runs in this command while it waits (unless the agent streams); when
 the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on (a second
 Ctrl-C while the agent has yet to answer quits at once, and the task is recorded as
@@ -50,14 +57,29 @@ Exit codes: 0 completed, 3 failed/rejected/canceled, 10 still running or waiting
 (the task is marked failed). Run \`observal help exit-codes\` for all of them.
 ${TASK_JSON_NOTE}`,
   async run(inv, ctx) {
+    if (!inv.args.agent.trim()) {
+      throw new ObservalError("USAGE", "AGENT is empty", {
+        remediation:
+          "Name the agent: an identifier from `observal delegate find` or namespace/name",
+      });
+    }
     const wait = int(inv, "wait", 0, 1800);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
     const harness = await headlessHarnessFlag(inv);
+    const brief = await readMessage(inv, ctx, {
+      usage: USAGE,
+      piped: "observal delegate run AGENT - < brief.md",
+    });
+    if (brief === undefined) {
+      throw new ObservalError("USAGE", "Missing MESSAGE", {
+        remediation: `Give the brief as MESSAGE, - (stdin) or --message-file FILE. Usage: ${USAGE}`,
+      });
+    }
     return await follow(
       inv,
       ctx,
       ({ service, since, onTick, signal, quit }) =>
-        service.start(inv.args.agent, inv.args.message, {
+        service.start(inv.args.agent, brief, {
           caller: service.caller(),
           waitSeconds: wait,
           harness,

@@ -11,7 +11,7 @@ import {
   type RegistryClient,
   type Visibility,
 } from "../../registry/mod.ts";
-import { choice, type Command, type Group, type Invocation, str } from "../command.ts";
+import { choice, type Command, type Flag, type Group, type Invocation, str } from "../command.ts";
 import { paint, printJson, printList, printTable, say } from "../output.ts";
 import { entryItem, stateColor, stateWords } from "./entry_item.ts";
 import { printEntry } from "./search.ts";
@@ -121,18 +121,57 @@ export function confirmRemoval(inv: Invocation, kind: EntryKind): void {
   }
 }
 
+/** The lifecycle states a list can be narrowed to, as the wire's `obs:lifecycle` names them. */
+const LIST_STATES = ["pending", "approved", "rejected"] as const;
+
+/** The `--state` flag of the list commands. */
+export const stateFlag: Record<string, Flag> = {
+  state: {
+    type: "string",
+    value: "STATE",
+    description: `List only entries in this state: ${LIST_STATES.join(", ")}`,
+  },
+};
+
+/** One kind's list as the registry answers it. */
+type EntryList = { items: Parameters<typeof entryItem>[0][]; total: number };
+
+/**
+ * Reads `--state` (checked before the registry is asked, so a wrong value costs no
+ * request) and returns what narrows a list to it.
+ */
+export function stateFilter(inv: Invocation): (list: EntryList) => EntryList & { of?: number } {
+  const state = choice(inv, "state", LIST_STATES, { normalize: (s) => s.toLowerCase() });
+  // The list APIs (GET /api/v1/agents, /api/v1/ard/imports) take no lifecycle filter, so
+  // the items returned are filtered here; past the list's limit only the first ones are.
+  return (list) => {
+    if (state === undefined) return list;
+    const items = list.items.filter((i) => i["obs:lifecycle"] === state);
+    return list.total > list.items.length
+      ? { items, total: items.length, of: list.items.length }
+      : { items, total: items.length };
+  };
+}
+
 /**
  * Prints one kind's list: the envelope under `--json`, else a table with states in words
- * and, past the list's limit, how many more there are.
+ * and, past the list's limit, how many more there are. `of` is set when the list was
+ * narrowed to a state after the registry cut it at its limit: how many were narrowed.
  */
 export function printEntries(
   ctx: Context,
   inv: Invocation,
-  list: { items: Parameters<typeof entryItem>[0][]; total: number },
+  list: EntryList & { of?: number },
   empty: string,
 ): void {
   if (inv.json) return printList(ctx, list.items.map(entryItem), list.total);
-  if (list.items.length === 0) return say(ctx, empty);
+  if (list.of !== undefined) {
+    say(
+      ctx,
+      `Only the first ${list.of} by name were looked at for --state; narrow with \`observal registry search\`.`,
+    );
+  }
+  if (list.items.length === 0) return say(ctx, str(inv, "state") ? "None in that state." : empty);
   printTable(
     ctx,
     ["NAME", "STATE", "VISIBILITY", "IDENTIFIER"],
@@ -219,11 +258,14 @@ async function submitManifest(inv: Invocation, ctx: Context, url: string): Promi
 const list: Command = {
   name: "list",
   summary: "List registered remote agents you can see",
+  flags: stateFlag,
   details: `Lists your own in any state, the pending ones you may review and the approved ones, by
-name (at most 500). With --json, prints {"items": [...], "total": N}.`,
+name (at most 500). --state keeps those in one state. With --json, prints
+{"items": [...], "total": N}.`,
   async run(inv, ctx) {
+    const narrow = stateFilter(inv);
     const out = await withClient(ctx, (c) => c.listImports());
-    printEntries(ctx, inv, out, "No remote agents registered yet.");
+    printEntries(ctx, inv, narrow(out), "No remote agents registered yet.");
   },
 };
 

@@ -3,10 +3,10 @@
  * Agents; the same verbs as `registry a2a` for remote agents.
  * @module
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Context, ObservalError } from "../../core/mod.ts";
-import { getHarness, HARNESS_KEYS, planSnippet } from "../../harness/mod.ts";
+import { getHarness, HARNESS_KEYS, MAX_AGENT_YAML_BYTES, planSnippet } from "../../harness/mod.ts";
 import type { AgentDetail, InstallResponse } from "../../registry/mod.ts";
 import { harnessFlag } from "../agent/harness_flag.ts";
 import { commandLine } from "../agent/print.ts";
@@ -19,6 +19,8 @@ import {
   removeFlags,
   reviewBody,
   reviewFlags,
+  stateFilter,
+  stateFlag,
   visibilityBody,
   visibilityFlags,
 } from "./a2a.ts";
@@ -38,8 +40,23 @@ const publish: Command = {
     const path = resolve(ctx.cwd, inv.args.file);
     let yaml: string;
     try {
+      // Refused here by its size: sent, a large file would only meet the request-body limit.
+      const { size } = statSync(path);
+      if (size > MAX_AGENT_YAML_BYTES) {
+        throw new ObservalError(
+          "INVALID_ARGUMENT",
+          `${inv.args.file} is ${size} bytes; an agent definition may hold at most ${MAX_AGENT_YAML_BYTES} bytes (${
+            MAX_AGENT_YAML_BYTES / 1024
+          } KiB)`,
+          {
+            resource: path,
+            remediation: "Move long reference material into skills or shorten the prompt",
+          },
+        );
+      }
       yaml = readFileSync(path, "utf8");
     } catch (err) {
+      if (err instanceof ObservalError) throw err;
       throw new ObservalError("INVALID_ARGUMENT", `Cannot read ${path}`, {
         cause: err,
         remediation: "Pass the path of an agent YAML file (see examples/agent/observal-agent.yaml)",
@@ -70,11 +87,14 @@ const publish: Command = {
 const list: Command = {
   name: "list",
   summary: "List registry Agents you can see",
+  flags: stateFlag,
   details: `Lists your own in any state, the pending ones you may review and the approved ones, by
-name (at most 500). With --json, prints {"items": [...], "total": N}.`,
+name (at most 500). --state keeps those in one state. With --json, prints
+{"items": [...], "total": N}.`,
   async run(inv, ctx) {
+    const narrow = stateFilter(inv);
     const out = await withClient(ctx, (c) => c.agents());
-    printEntries(ctx, inv, out, "No registry Agents published yet.");
+    printEntries(ctx, inv, narrow(out), "No registry Agents published yet.");
   },
 };
 
