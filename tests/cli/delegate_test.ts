@@ -4,7 +4,15 @@
  * before anything is sent, a damaged store is reported and recovered.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -128,6 +136,9 @@ Deno.test("delegate reply checks the answer before anything is sent", async () =
   using h = tempHome();
   const task = h.add({ state: "TASK_STATE_INPUT_REQUIRED", parts: [{ text: "Which?" }] });
   writeFileSync(join(h.home, "list.json"), "[1, 2]");
+  // Sparse: its size says it all, and it is never read.
+  writeFileSync(join(h.home, "huge.json"), "");
+  truncateSync(join(h.home, "huge.json"), 50 * 1024 * 1024);
   const cases: Array<[string[], RegExp]> = [
     [[], /Missing the answer/],
     [["--data", "{nope"], /--data is not valid JSON/],
@@ -135,6 +146,10 @@ Deno.test("delegate reply checks the answer before anything is sent", async () =
     [["--data", "{}", "--data-file", "x.json"], /--data or --data-file, not both/],
     [["--data-file", "missing.json"], /Cannot read missing\.json/],
     [["--data-file", "list.json"], /list\.json must hold a JSON object/],
+    [
+      ["--data-file", "huge.json"],
+      /huge\.json is 52428800 bytes; a data answer may hold at most 1048576/,
+    ],
   ];
   for (const [flags, message] of cases) {
     const r = await cli(["delegate", "reply", task.id, ...flags], { env: h.env, cwd: h.home });

@@ -40,10 +40,13 @@ async function answerParts(inv: Invocation, ctx: Context): Promise<Part[]> {
 function readDataFile(ctx: Context, file: string): string {
   const path = resolve(ctx.cwd, file);
   try {
-    if (statSync(path).size > MAX_DATA_FILE_BYTES) {
-      throw new ObservalError("USAGE", `${file} is larger than 1 MiB`, {
-        remediation: "Send a smaller JSON object",
-      });
+    const size = statSync(path).size;
+    if (size > MAX_DATA_FILE_BYTES) {
+      throw new ObservalError(
+        "USAGE",
+        `${file} is ${size} bytes; a data answer may hold at most ${MAX_DATA_FILE_BYTES} (1 MiB)`,
+        { remediation: "Send a smaller JSON object" },
+      );
     }
     return readFileSync(path, "utf8");
   } catch (err) {
