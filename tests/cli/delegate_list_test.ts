@@ -86,3 +86,16 @@ Deno.test("delegate find --json prints the list envelope when nothing matches", 
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(ListEnvelopeSchema.parse(JSON.parse(r.stdout)), { items: [], total: 0 });
 });
+
+Deno.test("delegate list names who started each task: the delegating agent or harness, else -", async () => {
+  using h = taskHome();
+  h.add({ meta: { parentHarness: "claude-code" } });
+  h.add({ meta: { parentHarness: "codex", parentAgentId: "9f1c2d" } });
+  h.add();
+  const r = await h.observal(["delegate", "list"]);
+  assert.equal(r.code, 0, r.stderr);
+  const [header, ...rows] = r.stdout.trim().split("\n");
+  assert.match(header, /\bBY$/);
+  const by = rows.map((row) => row.split(/\s{2,}/).at(-1)).sort();
+  assert.deepEqual(by, ["-", "agent 9f1c2d", "claude-code"]);
+});

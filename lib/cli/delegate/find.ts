@@ -25,7 +25,7 @@ harnesses, ref, delegable and, when it cannot run here, unavailable.`,
     say(ctx, `Agents for: ${text}`);
     printTable(
       ctx,
-      ["AGENT", "KIND", "MATCH", "IDENTIFIER"],
+      ["AGENT", "KIND", "SCORE", "IDENTIFIER"],
       agents.map((a) => [clip(a.name, 32), a.kind, String(a.score ?? ""), a.identifier]),
     );
     for (const a of agents.filter((a) => !a.delegable)) {

@@ -1,5 +1,5 @@
 /** `observal delegate list`: reads the task store only. */
-import type { TaskState } from "../../a2a/tasks/mod.ts";
+import type { Task, TaskState } from "../../a2a/tasks/mod.ts";
 import { ObservalError } from "../../core/mod.ts";
 import { openTaskStore, STATE_NAMES, stateFromName } from "../../store/mod.ts";
 import { type Command, int, type Invocation, str } from "../command.ts";
@@ -61,12 +61,13 @@ each item is the task as \`observal delegate status --json\` prints it: an A2A T
     }
     printTable(
       ctx,
-      ["TASK", "AGENT", "STATE", "STARTED"],
+      ["TASK", "AGENT", "STATE", "STARTED", "BY"],
       out.items.map((t) => [
         t.id,
         clip(t.metadata.observal.targetName ?? t.metadata.observal.target, 32),
         stateText(t),
         t.metadata.observal.createdAt,
+        startedBy(t),
       ]),
     );
     if (out.total > out.items.length) {
@@ -74,3 +75,13 @@ each item is the task as \`observal delegate status --json\` prints it: an A2A T
     }
   },
 };
+
+/**
+ * Who started a task: the agent (by its registry id) or harness that delegated it, else
+ * "-" (a person, or a client of `a2a serve`).
+ */
+function startedBy(t: Task): string {
+  const meta = t.metadata.observal;
+  if (meta.parentAgentId) return clip(`agent ${meta.parentAgentId}`, 24);
+  return meta.parentHarness ?? "-";
+}
