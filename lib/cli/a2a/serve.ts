@@ -107,38 +107,46 @@ export const serveCommand: Command = {
     },
   },
   details: `The Agent's card is at <url>/.well-known/agent-card.json and its JSON-RPC endpoint
-at <url>/: A2A v1.0 for requests that send \`A2A-Version: 1.0\`, v0.3 for the others.
-With several --agent, each is at <url>/agents/<name>/ (card at
-<url>/agents/<name>/.well-known/agent-card.json), listed at <url>/ and in the ARD
-manifest <url>/.well-known/ard.json, which \`observal registry a2a submit\` imports whole;
---max-concurrent then counts the runs of all of them.
+at <url>/: A2A v1.0 for requests that send \`A2A-Version: 1.0\`, v0.3 for the others. With
+several --agent, each is at <url>/agents/<name>/ (its card under it), listed at <url>/ and
+in the ARD manifest <url>/.well-known/ard.json, which \`observal registry a2a submit\`
+imports whole; --max-concurrent then counts the runs of all of them. Each is served at the
+version approved when the server started.
+
 Each message starts one run, exactly as \`observal delegate run\` runs the Agent: a fresh
 copy of --repo as it stands (committed or not), the Agent installed into it, its harness
-headless (sandboxed where it can be), and the answer back as the task's \`result\`
-artifact with the edits as a \`changes.patch\` artifact (text/x-diff). A caller may send
-its own repository with the message instead (the repository-state extension the card
-declares; \`observal delegate run\` does so by default): HEAD as a git bundle, leaving out
-what --repo already has, and its uncommitted work as a patch, each checked before use;
-the run then works on exactly the caller's tree. The runs are
-ordinary delegated tasks: \`observal delegate list\` shows them. A message with the
+headless (sandboxed where it can be), and the answer back as the task's \`result\` artifact
+with the edits as a \`changes.patch\` artifact (text/x-diff). The runs are ordinary
+delegated tasks: \`observal delegate list\` shows them.
+
+A caller may send its own repository with the message instead (the repository-state
+extension the card declares; \`observal delegate run\` does so by default): HEAD as a git
+bundle, leaving out what --repo already has, and its uncommitted work as a patch, each
+checked before use; the run then works on exactly the caller's tree. A message with the
 contextId of an earlier completed task continues on the tree that task left (its
-changes.patch applied), in a new harness session told what was asked and answered before. Streaming (SendStreamingMessage, SubscribeToTask)
-and push notifications are supported. A webhook must be a public https URL, checked
-like an agent endpoint when it is set and again at each delivery; the hosts in the
-registry's discovery.a2a_private_hosts setting may be private or plain http (loopback
-ones only while this server itself listens on loopback).
-With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the card
-stays public and declares it). With --registry-keys, callers send their own API key for the
-registry this observal uses instead (\`observal registry user add|key\` issues them): a key
-counts while the registry says whose it is, asked at each request (a remote server's answer
-is kept for ${KEY_CACHE_MS / 1000} s); while the registry cannot be asked, every other key is
-refused (HTTP 503). Both may be given: either credential then passes. Each caller (each user, or the
-token's holders as one) gets --rate-limit requests a minute (HTTP 429 with Retry-After beyond
-it), sees only its own tasks, and is named in the log line of each message it sends. Only
-with one of them may --host be an address other machines reach.
+changes.patch applied), in a new harness session told what was asked and answered before.
+
+Streaming (SendStreamingMessage, SubscribeToTask) and push notifications are supported. A
+webhook must be a public https URL, checked like an agent endpoint when it is set and
+again at each delivery; the hosts in the registry's discovery.a2a_private_hosts setting
+may be private or plain http (loopback ones only while this server listens on loopback).
+
+With --token-file, every JSON-RPC request must carry \`Authorization: Bearer <token>\` (the
+card stays public and declares it). With --registry-keys, callers send their own API key
+for the registry this observal uses instead (\`observal registry user add|key\` issues
+them): a key counts while the registry says whose it is, asked at each request (a remote
+server's answer is kept for ${KEY_CACHE_MS / 1000} s); while the registry cannot be asked,
+every other key is refused (HTTP 503). Both may be given: either credential then passes.
+Each caller (each user, or the token's holders as one) gets --rate-limit requests a minute
+(HTTP 429 with Retry-After beyond it), sees only its own tasks, and is named in the log
+line of each message it sends. Only with one of them may --host be an address other
+machines reach.
+
 With --signing-key (a private JWK or PEM: P-256/384/521, Ed25519, RSA of 2048+ bits), each
 form of the card (v1.0, v0.3) carries its own signature (A2A v1.0 §8.4): alg from the key,
-kid the JWK's or the key's thumbprint, jku <url>/.well-known/jwks.json, where the public key is.
+kid the JWK's or the key's thumbprint, jku <url>/.well-known/jwks.json, where the public
+key is.
+
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C, which cancels the runs
 still going.`,
   async run(inv, ctx) {
