@@ -23,6 +23,8 @@ import { sandboxedCommand } from "./sandboxed_command.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import {
+  BASE_PACK_FILE,
+  baseObjects,
   createWorkspace,
   markBaseline,
   removeWorkspace,
@@ -311,6 +313,10 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   if (changes.patch) {
     const patchPath = join(dir, "changes.patch");
     writeFileSync(patchPath, changes.bytes, { mode: 0o600 });
+    // What `delegate apply --3way` needs that goes with the copy: the preimages of files
+    // the caller had changed but not committed.
+    const base = ws.kind === "git" ? await baseObjects(ws, changes.patch) : undefined;
+    if (base) writeFileSync(join(dir, BASE_PACK_FILE), base, { mode: 0o600 });
     observal(deps, id, { patchPath });
     artifacts.push(textArtifact("changes.patch", changes.patch, "text/x-diff"));
   }

@@ -4,6 +4,7 @@
  * summaries `delegate diff` shows (`--stat`, the changed paths).
  * @module
  */
+import { preimageIds } from "./base_objects.ts";
 import { ObservalError } from "../core/mod.ts";
 import { GIT_TIMEOUT_MS, gitEnv, type GitResult, nulFields, runGit, text } from "./_git.ts";
 
@@ -138,12 +139,8 @@ export async function missingBlobs(
   patch: string,
   options: ApplyPatchOptions,
 ): Promise<string[]> {
-  const ids = new Set<string>();
-  for (const m of patch.matchAll(/^index ([0-9a-f]{40,64})\.\.[0-9a-f]+/gm)) {
-    if (!/^0+$/.test(m[1])) ids.add(m[1]);
-  }
-  if (ids.size === 0) return [];
-  const asked = [...ids];
+  const asked = preimageIds(patch);
+  if (asked.length === 0) return [];
   const input = asked.map((id) => `${id}\n`).join("");
   const answers = text(await git(["cat-file", "--batch-check"], top, options, { input }));
   const lines = answers.split("\n");

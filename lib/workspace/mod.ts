@@ -48,3 +48,10 @@ export {
   patchStat,
   type RefusedFile,
 } from "./apply_patch.ts";
+export {
+  addBaseObjects,
+  BASE_PACK_FILE,
+  baseObjects,
+  MAX_BASE_PACK_BYTES,
+  preimageIds,
+} from "./base_objects.ts";

@@ -27,13 +27,17 @@ printf '{"type":"result","result":"Done.","is_error":false,"session_id":"s1"}\\n
 `;
 
 /** A playground whose caller has long.txt committed, and a completed task with a patch. */
-async function withTask(fn: (pg: LocalPlayground, task: Task) => Promise<void>): Promise<void> {
+async function withTask(
+  fn: (pg: LocalPlayground, task: Task) => Promise<void>,
+  before?: (pg: LocalPlayground) => void,
+): Promise<void> {
   const pg = await localPlayground();
   try {
     writeFileSync(join(pg.repo, "long.txt"), LONG);
     pg.git("add", "long.txt");
     pg.git("commit", "-q", "-m", "long");
     pg.program("claude", EDITS);
+    before?.(pg);
     const r = await pg.json([
       "delegate",
       "run",
@@ -277,4 +281,29 @@ Deno.test("delegate diff and apply say so when a task has no patch", async () =>
   } finally {
     await pg.close();
   }
+});
+
+Deno.test("delegate apply --3way merges a file the caller had changed but not committed when the task began: its preimage travels with the patch", async () => {
+  const uncommitted = LONG.replace("line 12\n", "line 12 changed, not committed\n");
+  await withTask(async (pg, task) => {
+    const dir = join(task.metadata.observal.patchPath!, "..");
+    assert.ok(existsSync(join(dir, "changes.base.pack")), "the preimages are kept");
+    // The caller commits that work with a line within the patch's context changed too:
+    // plain apply refuses; --3way needs the file as the task began, which only the copy had.
+    commit(pg, "long.txt", uncommitted.replace("line 4\n", "line 4 changed later\n"));
+    const before = snapshot(pg);
+    const plain = await pg.observal(["delegate", "apply", task.id]);
+    assert.equal(plain.code, TASK_EXIT.patchRefused, plain.stderr);
+    assert.deepEqual(snapshot(pg), before);
+    // --3way finds the preimage (from the task's pack) and merges cleanly.
+    const merged = await pg.observal(["delegate", "apply", task.id, "--3way"]);
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.equal(
+      treeOf(pg.repo)["long.txt"],
+      uncommitted.replace("line 4\n", "line 4 changed later\n").replace(
+        "line 2\n",
+        "line 2 changed by the agent\n",
+      ),
+    );
+  }, (pg) => writeFileSync(join(pg.repo, "long.txt"), uncommitted));
 });

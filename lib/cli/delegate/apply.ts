@@ -1,10 +1,12 @@
 /** `observal delegate apply`: a task's patch into the caller's repository, all or nothing. */
 import { ObservalError } from "../../core/mod.ts";
-import { pathExists, readText } from "../../core/system/mod.ts";
+import { dirname, join, pathExists, readBytes, readText, statPath } from "../../core/system/mod.ts";
 import { type Applied, openTaskStore } from "../../store/mod.ts";
 import {
+  addBaseObjects,
   type ApplyMode,
   applyPatch,
+  BASE_PACK_FILE,
   checkPatch,
   headCommit,
   missingBlobs,
@@ -54,7 +56,14 @@ With --json: {"id", "repository", "files": [...], "checked": true} for --check, 
       };
       const git = { env: ctx.env };
       if (mode.threeWay) {
-        const missing = await missingBlobs(top, readText(patchPath), git);
+        const patch = readText(patchPath);
+        let missing = await missingBlobs(top, patch, git);
+        // The preimages of what the caller had not committed travel with the patch.
+        const pack = join(dirname(patchPath), BASE_PACK_FILE);
+        if (missing.length > 0 && statPath(pack)?.isFile) {
+          await addBaseObjects(top, readBytes(pack), git);
+          missing = await missingBlobs(top, patch, git);
+        }
         if (missing.length > 0) throw noBase(missing.length);
       }
       const check = await checkPatch(top, patchPath, mode, git);
