@@ -1,9 +1,13 @@
 /**
- * What the local-run benches share: the `--runs` flag, the stand-in harness and medians.
+ * What the local-run benches share: the `--runs` flag, the stand-in harness, a timed
+ * `delegate run` and medians.
  * @module
  */
 import process from "node:process";
+import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import type { LocalPlayground } from "../tests/support/local_delegation.ts";
+import { MAIN } from "../tests/support/process.ts";
 
 /** Rounds to run: `--runs N`, 9 by default. */
 export function runsFlag(): number {
@@ -24,4 +28,30 @@ printf '{"type":"result","result":"Done.","is_error":false,"session_id":"s"}\\n'
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
+}
+
+/**
+ * Milliseconds of one `observal delegate run` of the playground's Agent through the
+ * stand-in harness, from process start to exit, as a person runs it from the repository.
+ */
+export function timedDelegateRun(pg: LocalPlayground, sandbox: "on" | "off"): number {
+  const t = performance.now();
+  const r = spawnSync(Deno.execPath(), [
+    "run",
+    "-A",
+    MAIN,
+    "delegate",
+    "run",
+    pg.identifier,
+    "--harness",
+    "claude-code",
+    "--sandbox",
+    sandbox,
+    "--json",
+    "--",
+    "Edit it.",
+  ], { cwd: pg.repo, env: pg.env as Record<string, string>, encoding: "utf8" });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`delegate run --sandbox ${sandbox}: ${r.stdout}${r.stderr}`);
+  return ms;
 }

@@ -12,16 +12,14 @@
  *
  *   deno run -A bench/local.ts [--runs 9]
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { localPlayground } from "../tests/support/local_delegation.ts";
-import { median, runsFlag, STAND_IN } from "./_local_run.ts";
+import { median, runsFlag, STAND_IN, timedDelegateRun } from "./_local_run.ts";
 
 const runs = runsFlag();
-const main = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 const pg = await localPlayground();
 const claude = pg.program("claude", STAND_IN);
@@ -38,38 +36,16 @@ function bare(): number {
   return ms;
 }
 
-function delegate(sandbox: "on" | "off"): number {
-  const t = performance.now();
-  const r = spawnSync(Deno.execPath(), [
-    "run",
-    "-A",
-    main,
-    "delegate",
-    "run",
-    pg.identifier,
-    "--harness",
-    "claude-code",
-    "--sandbox",
-    sandbox,
-    "--json",
-    "--",
-    "Edit it.",
-  ], { cwd: pg.repo, env, encoding: "utf8" });
-  const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`delegate run --sandbox ${sandbox}: ${r.stdout}${r.stderr}`);
-  return ms;
-}
-
 try {
   // Warm-up: the probe's cache, Deno's module cache, the registry's first open.
   bare();
-  delegate("on");
-  delegate("off");
+  timedDelegateRun(pg, "on");
+  timedDelegateRun(pg, "off");
   const rows = { bare: [] as number[], off: [] as number[], on: [] as number[] };
   for (let i = 0; i < runs; i++) {
     rows.bare.push(bare());
-    rows.off.push(delegate("off"));
-    rows.on.push(delegate("on"));
+    rows.off.push(timedDelegateRun(pg, "off"));
+    rows.on.push(timedDelegateRun(pg, "on"));
   }
   const b = median(rows.bare);
   const off = median(rows.off);

@@ -12,47 +12,19 @@
  *
  *   deno run -A bench/served.ts [--runs 9]
  */
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { localPlayground } from "../tests/support/local_delegation.ts";
-import { median, runsFlag, STAND_IN } from "./_local_run.ts";
+import { median, runsFlag, STAND_IN, timedDelegateRun } from "./_local_run.ts";
+import { v1Message } from "../tests/support/a2a_message.ts";
 import { serve } from "../tests/support/served_agent.ts";
 
 const runs = runsFlag();
-const main = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 const pg = await localPlayground();
 pg.program("claude", STAND_IN);
-const env = { ...(pg.env as Record<string, string>) };
 
-function local(): number {
-  const t = performance.now();
-  const r = spawnSync(Deno.execPath(), [
-    "run",
-    "-A",
-    main,
-    "delegate",
-    "run",
-    pg.identifier,
-    "--harness",
-    "claude-code",
-    "--sandbox",
-    "on",
-    "--json",
-    "--",
-    "Edit it.",
-  ], { cwd: pg.repo, env, encoding: "utf8" });
-  const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`delegate run: ${r.stdout}${r.stderr}`);
-  return ms;
-}
-
-const message = (text: string) =>
-  SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
-  });
+const message = (text: string) => v1Message(text);
 
 const server = await serve(pg, ["--sandbox", "on"]);
 try {
@@ -86,13 +58,13 @@ try {
   };
 
   // Warm-up: the sandbox probe's cache, Deno's module cache, the server's first run.
-  local();
+  timedDelegateRun(pg, "on");
   await served();
   await streamed();
   const rows = { local: [] as number[], served: [] as number[], first: [] as number[] };
   const working: number[] = [];
   for (let i = 0; i < runs; i++) {
-    rows.local.push(local());
+    rows.local.push(timedDelegateRun(pg, "on"));
     rows.served.push(await served());
     const [f, w] = await streamed();
     rows.first.push(f);

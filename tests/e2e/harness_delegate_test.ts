@@ -15,7 +15,7 @@ import { type HarnessKey, planHeadlessRun } from "../../lib/harness/mod.ts";
 import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support/harness_clis.ts";
 import { agentYaml, gitDirState, localPlayground, treeOf } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
-import { startModelServerInNetns } from "../support/netns.ts";
+import { runEntered, startModelServerInNetns } from "../support/netns.ts";
 import { MAIN } from "../support/process.ts";
 import { buildNpm } from "../packaging/_pack.ts";
 
@@ -63,20 +63,11 @@ globalThis.addEventListener("unload", () => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
-async function runObserval(
+function runObserval(
   argv: string[],
   options: { enter: string[]; cwd: string; env: Record<string, string>; form: Form },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cmd = [...options.enter, ...observalArgv(options.form), ...argv];
-  const out = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    cwd: options.cwd,
-    env: options.env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+  return runEntered(options.enter, [...observalArgv(options.form), ...argv], options);
 }
 
 /**

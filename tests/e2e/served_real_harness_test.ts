@@ -23,7 +23,7 @@ import {
   treeOf,
 } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
-import { startModelServerInNetns } from "../support/netns.ts";
+import { runEntered, startModelServerInNetns } from "../support/netns.ts";
 import { MAIN } from "../support/process.ts";
 import { cloneWithWork, serve } from "../support/served_agent.ts";
 
@@ -43,24 +43,6 @@ function scripted(name: string, steps: ScriptStep[]): string {
     "  You fix small things.\n",
     `  You follow a scripted plan. ${scriptText(steps)}\n`,
   );
-}
-
-/** Runs `argv` inside the namespace (`enter`), with exactly `env`. */
-async function run(
-  enter: string[],
-  argv: string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cmd = [...enter, ...argv];
-  const out = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    cwd: options.cwd,
-    env: options.env,
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
 }
 
 function git(cwd: string, ...args: string[]): string {
@@ -86,7 +68,7 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
     try {
       const quickUrl = `${served.url}/agents/quick/`;
       const slowUrl = `${served.url}/agents/slow/`;
-      const clients = await run(
+      const clients = await runEntered(
         model.enter,
         [Deno.execPath(), "run", "-A", SDK_CLIENTS, quickUrl, slowUrl, BRIEF],
         { cwd: pg.root, env: { PATH: env.PATH, HOME: pg.root, NO_COLOR: "1" } },
@@ -137,7 +119,7 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
         NO_COLOR: "1",
       };
       const observal = async (args: string[]) => {
-        const r = await run(model.enter, [Deno.execPath(), "run", "-A", MAIN, ...args], {
+        const r = await runEntered(model.enter, [Deno.execPath(), "run", "-A", MAIN, ...args], {
           cwd: repo,
           env: callerEnv,
         });

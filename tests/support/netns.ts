@@ -161,3 +161,24 @@ export async function startModelServerInNetns(): Promise<NetnsModelServer> {
     })()),
   };
 }
+
+/**
+ * Runs `argv` with exactly `env` (nothing inherited) and no stdin, inside the namespace
+ * `enter` joins (empty: on the host), and collects what it printed.
+ */
+export async function runEntered(
+  enter: readonly string[],
+  argv: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cmd = [...enter, ...argv];
+  const out = await new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
