@@ -27,14 +27,25 @@ export interface Turn {
 
 /** A conversation as remembered. */
 export interface Conversation {
-  /** The state its first run started from (undefined: the served repository or nothing). */
-  base?: WireRepoState;
+  /**
+   * Reads the state its first run started from (absent: the served repository, or
+   * nothing); its bytes stay on disk between runs.
+   */
+  base?: () => WireRepoState;
   turns: Turn[];
+}
+
+/** A state as kept: its bytes in files. */
+interface SavedState {
+  head?: string;
+  path: string;
+  bundle?: string;
+  changes?: string;
 }
 
 interface Kept {
   folder: string;
-  base?: WireRepoState;
+  base?: SavedState;
   turns: Turn[];
   usedAt: number;
 }
@@ -62,12 +73,14 @@ export class Conversations {
     const kept = this.#kept.get(contextId);
     if (!kept) return undefined;
     kept.usedAt = this.now();
-    return { base: kept.base, turns: kept.turns };
+    const base = kept.base;
+    return { base: base && (() => readState(base)), turns: kept.turns };
   }
 
   /**
-   * Records a finished run of `contextId`. The first run (or one that sent a new state)
-   * sets the base; its patch, if any, is kept for the runs that follow.
+   * Records a finished run of `contextId`. The first run (or one that sent a new state:
+   * `newBase`) sets the base, `base` (none: the served repository); its patch, if any, is
+   * kept for the runs that follow.
    */
   record(
     contextId: string,
@@ -116,25 +129,26 @@ export class Conversations {
   }
 }
 
-/** `state` with its bytes moved to files in `folder` (read back when it is used). */
-function saved(folder: string, state: WireRepoState): WireRepoState {
-  const out: WireRepoState = { path: state.path };
-  if (state.head) out.head = state.head;
+/** `state` with its bytes written to files in `folder`. */
+function saved(folder: string, state: WireRepoState): SavedState {
+  const out: SavedState = { path: state.path, head: state.head };
   const keep = (name: string, bytes: Uint8Array) => {
     const file = join(folder, name);
     writeFileSync(file, bytes, { mode: 0o600 });
     return file;
   };
-  // Lazily read: a getter keeps megabytes out of memory between runs.
-  if (state.bundle) {
-    const file = keep("base.bundle", state.bundle);
-    Object.defineProperty(out, "bundle", { get: () => readFileSync(file), enumerable: true });
-  }
-  if (state.changes) {
-    const file = keep("base.patch", state.changes);
-    Object.defineProperty(out, "changes", { get: () => readFileSync(file), enumerable: true });
-  }
+  if (state.bundle) out.bundle = keep("base.bundle", state.bundle);
+  if (state.changes) out.changes = keep("base.patch", state.changes);
   return out;
+}
+
+/** A kept state, read back. */
+function readState(kept: SavedState): WireRepoState {
+  const state: WireRepoState = { path: kept.path };
+  if (kept.head) state.head = kept.head;
+  if (kept.bundle) state.bundle = readFileSync(kept.bundle);
+  if (kept.changes) state.changes = readFileSync(kept.changes);
+  return state;
 }
 
 /**

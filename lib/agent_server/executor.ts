@@ -372,7 +372,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         // A sent state is the caller's tree now: earlier runs' changes are in it or not,
         // as the caller decided. Otherwise a follow-up starts where the earlier runs left.
         const patches = state ? [] : conversation?.turns.flatMap((t) => t.patch ?? []) ?? [];
-        const base = state ?? conversation?.base ??
+        const base = state ?? conversation?.base?.() ??
           (conversation ? await servedBase(agent, stop) : undefined);
         if (base) {
           mkdirSync(agent.states.dir, { recursive: true, mode: 0o700 });
@@ -435,7 +435,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       }
       if (last.status.state === "TASK_STATE_COMPLETED") {
         agent.conversations.record(conversationKey(request), {
-          base: state ?? conversation?.base,
+          base: state,
           newBase: state !== undefined || conversation === undefined,
           brief,
           answer: artifactText(last, "result"),
