@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,11 +112,20 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
 
       // Another observal: imports both Agents from the manifest, delegates with its tree.
       const repo = cloneWithWork(pg.repo, join(callerHome, "work"));
+      // As a person runs it: a shell inside the repository (PWD, OLDPWD, git pointed at
+      // it), and a home reached through a symlink.
+      mkdirSync(join(callerHome, "real-home"));
+      symlinkSync(join(callerHome, "real-home"), join(callerHome, "home"));
       const callerEnv = {
         OBSERVAL_HOME: join(callerHome, "home"),
-        HOME: callerHome,
+        HOME: join(callerHome, "home"),
         PATH: env.PATH,
         NO_COLOR: "1",
+        PWD: repo,
+        OLDPWD: repo,
+        GIT_DIR: join(repo, ".git"),
+        GIT_WORK_TREE: repo,
+        GIT_INDEX_FILE: join(repo, ".git", "index"),
       };
       const observal = async (args: string[]) => {
         const r = await runEntered(model.enter, [Deno.execPath(), "run", "-A", MAIN, ...args], {
