@@ -240,9 +240,17 @@ function observalCommand(args: readonly string[]): string[] {
 interface Ran {
   code: number;
   stdout: string;
+  /** The end of what observal said on stderr (at most {@linkcode STDERR_TAIL_BYTES}). */
+  stderrTail: string;
 }
 
-/** Runs observal in `cwd`; its stderr (progress, errors) goes to the step's log as it comes. */
+/** How much of observal's stderr is kept to find its error message in. */
+const STDERR_TAIL_BYTES = 16 * 1024;
+
+/**
+ * Runs observal in `cwd`. Its stderr (progress, errors) goes to the step's log as it comes;
+ * the end of it is kept, so a failure can be annotated with observal's own message.
+ */
 function runObserval(
   args: readonly string[],
   env: Record<string, string>,
@@ -250,9 +258,15 @@ function runObserval(
 ): Promise<Ran> {
   const [command, ...rest] = observalCommand(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(command, rest, { cwd, env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(command, rest, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
+    let tail = Buffer.alloc(0);
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => {
+      process.stderr.write(c);
+      tail = Buffer.concat([tail, c]);
+      if (tail.length > STDERR_TAIL_BYTES) tail = tail.subarray(tail.length - STDERR_TAIL_BYTES);
+    });
     child.on("error", reject);
     child.on(
       "close",
@@ -260,9 +274,33 @@ function runObserval(
         resolve({
           code: code ?? (signal ? 128 : 1),
           stdout: Buffer.concat(chunks).toString("utf8"),
+          stderrTail: tail.toString("utf8"),
         }),
     );
   });
+}
+
+/**
+ * observal's own account of a failure, from the end of its stderr: the `{"error": …}` line
+ * a `--json` run prints, else the plain `error: …` line and the remediation after it.
+ */
+export function errorMessageIn(stderr: string): string | undefined {
+  const lines = stderr.split("\n").map((l) => l.trimEnd()).filter(Boolean);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i];
+    if (line.startsWith("{")) {
+      try {
+        const error = JSON.parse(line)?.error;
+        if (typeof error?.message === "string") {
+          return [error.message, error.remediation].filter((t) => typeof t === "string" && t)
+            .join("\n");
+        }
+      } catch { /* not observal's error line */ }
+    }
+    const m = /^error: (.+)$/.exec(line);
+    if (m) return [m[1], ...lines.slice(i + 1, i + 2)].join("\n");
+  }
+  return undefined;
 }
 
 /** observal's environment: the caller's, without the inputs (the key among them). */
@@ -346,11 +384,17 @@ export async function runAction(options: RunOptions): Promise<number> {
   if (!task) {
     if (!inputs.agent) process.stdout.write(ran.stdout);
     for (const name of ["task-id", "state", "answer", "patch-path"]) put(name, "");
-    return ran.code === 0 ? 0 : fail(`observal ${args[0] ?? ""} ended with exit code ${ran.code}`);
+    if (ran.code === 0) return 0;
+    const said = errorMessageIn(ran.stderrTail);
+    return fail(
+      `observal ${args[0] ?? ""} ended with exit code ${ran.code}${said ? `: ${said}` : ""}`,
+    );
   }
 
   const state = stateLabel(task.status.state);
-  const answer = answerOf(task);
+  // A task still running has no answer yet: its status message is progress, not a result.
+  const running = state === "submitted" || state === "working";
+  const answer = running ? "" : answerOf(task);
   const patch = patchOf(task);
   let patchPath = "";
   if (patch) {
@@ -367,6 +411,9 @@ export async function runAction(options: RunOptions): Promise<number> {
   const name = task.metadata.observal.targetName ?? task.metadata.observal.target ?? "the agent";
   const lines = [`### observal: ${name} — ${state}`, "", `Task \`${task.id}\`, exit ${ran.code}`];
   if (answer) lines.push("", fence(answer), answer, fence(answer));
+  if (running) {
+    lines.push("", `Still running; follow it with \`observal delegate status ${task.id}\`.`);
+  }
   if (patch) {
     const shown = patch.length > SUMMARY_PATCH_BYTES ? patch.slice(0, SUMMARY_PATCH_BYTES) : patch;
     const cut = shown.length < patch.length ? " (cut; the artifact has all of it)" : "";
@@ -385,10 +432,11 @@ export async function runAction(options: RunOptions): Promise<number> {
   log(`observal: task ${task.id} ${state}${patchPath ? `; patch in ${patchPath}` : ""}`);
 
   let code = 0;
-  if (!TASK_EXIT_CODES.has(ran.code)) code = fail(`observal ended with exit code ${ran.code}`);
-  const settledAs: FailOnState = ["submitted", "working"].includes(state)
-    ? "running"
-    : state as FailOnState;
+  if (!TASK_EXIT_CODES.has(ran.code)) {
+    const said = errorMessageIn(ran.stderrTail);
+    code = fail(`observal ended with exit code ${ran.code}${said ? `: ${said}` : ""}`);
+  }
+  const settledAs: FailOnState = running ? "running" : state as FailOnState;
   if (inputs.failOn.has(settledAs)) {
     const why = partsText(task.status.message?.parts ?? []);
     code = fail(`Task ${task.id} ended ${state}${why ? `: ${why}` : ""}`);

@@ -140,6 +140,61 @@ Deno.test("action: fail-on decides which end states fail the step; a waiting tas
   }
 });
 
+Deno.test("action: observal's own error is the annotation; a task still running has no answer yet", async () => {
+  const slow = await playground({ behaviour: "slow" });
+  const temp = scratch();
+  try {
+    const go = (w: Record<string, string>) =>
+      runAction({
+        with: w,
+        env: { ...slow.env, PATH: Deno.env.get("PATH")! } as Record<string, string>,
+        workspace: temp,
+        temp,
+        usesOutputs: CACHE_HIT,
+      });
+
+    // A delegation observal refuses (run with --json): its message, not only the exit code.
+    const unknown = await go({ agent: "urn:air:example.com:agent:nobody-here", message: "Hi" });
+    assert.equal(unknown.code, 1);
+    assert.notEqual(unknown.outputs["exit-code"], "0");
+    const annotation = unknown.log.split("\n").find((l) =>
+      l.startsWith("::error title=observal::")
+    );
+    assert.ok(annotation, unknown.log);
+    assert.match(annotation, /ended with exit code \d+: .*nobody-here/);
+    // Another command (plain output): the `error:` line and its remediation.
+    const inspect = await go({ args: "registry a2a inspect urn:air:example.com:agent:missing" });
+    assert.equal(inspect.code, 1);
+    assert.match(
+      inspect.log,
+      /^::error title=observal::observal registry ended with exit code 5: Entry not found%0ACheck the identifier/m,
+    );
+
+    // wait 1 against an agent that keeps working: exit 10, state working, no answer.
+    const running = await go({ agent: slow.identifier, message: "Take your time", wait: "1" });
+    assert.equal(running.code, 0, running.log);
+    assert.equal(running.outputs["exit-code"], "10");
+    assert.equal(running.outputs.state, "working");
+    assert.equal(running.outputs.answer, "");
+    assert.match(running.summary, /Still running; follow it with `observal delegate status \S+`/);
+    const strict = await go({
+      agent: slow.identifier,
+      message: "Again",
+      wait: "1",
+      "fail-on": "running",
+    });
+    assert.equal(strict.code, 1);
+    assert.match(strict.log, /^::error title=observal::Task \S+ ended working/m);
+    for (const id of [running.outputs["task-id"], strict.outputs["task-id"]]) {
+      const cancel = await go({ args: `delegate cancel ${id}` });
+      assert.equal(cancel.code, 0, cancel.log);
+    }
+  } finally {
+    await slow.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
+});
+
 /** A stand-in for `claude -p` that edits its working copy and answers like Claude. */
 const EDITING_CLAUDE = `#!/bin/sh
 printf 'four\\n' >> edit.txt
