@@ -61,3 +61,6 @@ export function jsonDigest(value: unknown): string {
     nodeCrypto().createHash("sha256").update(canonicalJson(value), "utf8").digest("hex")
   }`;
 }
+
+/** What {@linkcode jsonDigest} returns: `sha256:` and 64 lower-case hex digits. */
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;

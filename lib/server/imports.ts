@@ -3,7 +3,7 @@
  * interface and the digest, and let a reviewer approve exactly the card they looked at.
  * @module
  */
-import { isoSeconds, ObservalError } from "../core/mod.ts";
+import { DIGEST_PATTERN, isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   A2A_AGENT_CARD_MEDIA_TYPE,
   type AgentCard,
@@ -274,6 +274,9 @@ export function reviewEntry(
         `Inspect it first (\`observal registry a2a inspect ${identifier}\`) and pass --digest`,
     });
   }
+  if (body.action === "approve" && !DIGEST_PATTERN.test(body.digest!)) {
+    throw malformedDigest(body.digest!, identifier);
+  }
   if (body.action === "reject" && !body.reason?.trim()) {
     throw new ObservalError("INVALID_ARGUMENT", "A rejection needs a reason", {
       remediation: "Pass --reason with what the owner should change",
@@ -328,4 +331,13 @@ export function removeImport(
   identifier: string,
 ): { identifier: string; removed: true } {
   return removeEntry(state, viewer, identifier, "imported");
+}
+
+/** A digest that is not one: said as such, not as a change to the entry. */
+function malformedDigest(digest: string, identifier: string): ObservalError {
+  return new ObservalError(
+    "INVALID_ARGUMENT",
+    `"${digest.slice(0, 80)}" is not a digest: one is sha256: followed by 64 hex digits`,
+    { remediation: `Copy the digest that inspect shows for ${identifier}` },
+  );
 }

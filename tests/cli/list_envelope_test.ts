@@ -111,7 +111,7 @@ Deno.test("lists and reviews show states in words, never raw state names", async
     const search = await cli(["registry", "search", "weather"], { env: s.env });
     assert.match(search.stdout, /pending review/);
     const shown = await cli(["registry", "agent", "inspect", s.agent.identifier], { env: s.env });
-    assert.match(shown.stdout, /^state: +pending review$/m);
+    assert.match(shown.stdout, /^State: +pending review$/m);
     const review = await cli([
       "registry",
       "a2a",

@@ -107,3 +107,56 @@ Deno.test("only an Agent's owner or an admin may remove it", async () => {
     await s.close();
   }
 });
+
+Deno.test("both inspect commands print the same labels; a card's signature state reads as words", async () => {
+  const s = await seed();
+  try {
+    const labels = (out: string) => out.split("\n").map((l) => /^([A-Z][\w ]*):/.exec(l)?.[1]);
+    const agent = await cli(["registry", "agent", "inspect", s.agent.identifier], { env: s.env });
+    assert.equal(agent.code, 0, agent.stderr);
+    const card = await cli(["registry", "a2a", "inspect", s.card.identifier], { env: s.env });
+    assert.equal(card.code, 0, card.stderr);
+    for (const label of ["Name", "Identifier", "Kind", "Version", "State", "Digest"]) {
+      assert.ok(
+        labels(agent.stdout).includes(label),
+        `agent inspect lacks ${label}:\n${agent.stdout}`,
+      );
+      assert.ok(labels(card.stdout).includes(label), `a2a inspect lacks ${label}:\n${card.stdout}`);
+    }
+    assert.match(card.stdout, /^Signature: +unsigned$/m);
+    assert.doesNotMatch(card.stdout, /\{"status"/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a malformed digest is called malformed, by the CLI and by the registry; nothing is approved", async () => {
+  const s = await seed();
+  try {
+    for (const [kind, id] of [["a2a", s.card.identifier], ["agent", s.agent.identifier]]) {
+      const r = await cli(["registry", kind, "review", id, "--approve", "--digest", "sha256:abc"], {
+        env: s.env,
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /"sha256:abc" is not a digest/);
+      assert.match(r.stderr, /64 hex digits/);
+      assert.doesNotMatch(r.stderr, /changed/);
+    }
+    // The registry says the same to any client that sends one.
+    const admin = s.reg.user("reviewer", "admin");
+    const path = `/api/v1/ard/imports/${encodeURIComponent(s.card.identifier)}/review`;
+    const res = await fetch(`${s.reg.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "approve", digest: "sha256:XYZ" }),
+    });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.equal(body.errorCode, "INVALID_ARGUMENT");
+    assert.match(body.message, /is not a digest/);
+    const after = await json(["registry", "a2a", "inspect", s.card.identifier], s.env);
+    assert.equal(after["obs:lifecycle"], "pending");
+  } finally {
+    await s.close();
+  }
+});

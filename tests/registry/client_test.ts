@@ -31,7 +31,10 @@ for (const [name, open] of transports) {
       const notYet = await client.installAgent(id, { harness: "claude-code" }).catch((e) => e);
       assert.equal(notYet.code, "NOT_FOUND", "an unapproved agent does not install");
 
-      const stale = await client.reviewAgent(id, { action: "approve", digest: "sha256:0" })
+      const stale = await client.reviewAgent(id, {
+        action: "approve",
+        digest: `sha256:${"0".repeat(64)}`,
+      })
         .catch((e) => e);
       assert.equal(stale.code, "FAILED_PRECONDITION");
       const approved = await client.reviewAgent(id, {

@@ -3,7 +3,7 @@
  * and the pieces `registry agent` shares with it (visibility, review, the list table).
  * @module
  */
-import { type Context, ObservalError } from "../../core/mod.ts";
+import { type Context, DIGEST_PATTERN, ObservalError } from "../../core/mod.ts";
 import {
   DEFAULT_VISIBILITY,
   type EntryDocument,
@@ -81,6 +81,12 @@ export function reviewBody(inv: Invocation, inspectCommand: string) {
   if (approve && !digest) {
     throw new ObservalError("USAGE", "Approving needs --digest", {
       remediation: `Run \`${inspectCommand} ${inv.args.identifier}\` and pass the digest it shows`,
+    });
+  }
+  if (approve && !DIGEST_PATTERN.test(digest!)) {
+    throw new ObservalError("USAGE", `"${digest!.slice(0, 80)}" is not a digest`, {
+      remediation:
+        `A digest is sha256: followed by 64 hex digits; copy it from \`${inspectCommand} ${inv.args.identifier}\``,
     });
   }
   const reason = str(inv, "reason");

@@ -24,7 +24,7 @@ import {
   visibilityBody,
   visibilityFlags,
 } from "./a2a.ts";
-import { stateWords } from "./entry_item.ts";
+import { printFields, stateWords } from "./entry_item.ts";
 import { withClient } from "./_client.ts";
 
 /** What an Agent argument accepts, for help text. */
@@ -121,24 +121,19 @@ function agentJson(detail: AgentDetail): Record<string, unknown> {
 async function inspectAgent(inv: Invocation, ctx: Context): Promise<void> {
   const detail = await withClient(ctx, (c) => c.agent(inv.args.identifier));
   if (inv.json) return printJson(ctx, agentJson(detail));
-  const rows: Array<[string, unknown]> = [
-    ["name", detail.qualified_name ?? detail.name],
-    ["identifier", detail.identifier],
-    ["version", detail.version],
-    ["state", stateWords(detail.status)],
-    ["latest approved", detail.latest_approved_version],
-    ["visibility", detail.visibility],
-    ["harnesses", detail.supported_harnesses],
-    ["delegable", detail.delegable === undefined ? undefined : detail.delegable ? "yes" : "no"],
-    ["digest", detail.digest],
-    ["description", detail.description],
-  ];
-  for (const [label, v] of rows) {
-    if (v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0)) {
-      continue;
-    }
-    say(ctx, `${`${label}:`.padEnd(17)} ${Array.isArray(v) ? v.join(", ") : String(v)}`);
-  }
+  printFields(ctx, [
+    ["Name", detail.qualified_name ?? detail.name],
+    ["Identifier", detail.identifier],
+    ["Kind", "registry Agent"],
+    ["Version", detail.version],
+    ["State", stateWords(detail.status)],
+    ["Latest approved", detail.latest_approved_version],
+    ["Visibility", detail.visibility],
+    ["Harnesses", detail.supported_harnesses],
+    ["Delegable", detail.delegable === undefined ? undefined : detail.delegable ? "yes" : "no"],
+    ["Digest", detail.digest],
+    ["Description", detail.description],
+  ]);
 }
 
 const inspect: Command = {

@@ -8,6 +8,8 @@
 import { z } from "zod";
 import type { EntryDocument, EntrySummary } from "../../registry/mod.ts";
 import { entryKind } from "../../registry/mod.ts";
+import type { Context } from "../../core/mod.ts";
+import { say } from "../output.ts";
 
 /** An entry in a list's `items`. */
 export const EntryItemSchema = z.object({
@@ -88,4 +90,39 @@ export function stateColor(state: string | undefined): "green" | "yellow" | "red
     : state === "rejected"
     ? "red"
     : "dim";
+}
+
+/**
+ * Prints `Label: value` lines, labels padded to one column, as every `inspect` shows an
+ * entry. Empty values (undefined, null, "", []) are left out; lists are joined with commas.
+ */
+export function printFields(ctx: Context, fields: ReadonlyArray<[string, unknown]>): void {
+  const shown = fields.filter(([, v]) =>
+    v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0)
+  );
+  const width = Math.max(0, ...shown.map(([label]) => label.length)) + 2;
+  for (const [label, v] of shown) {
+    const text = Array.isArray(v)
+      ? v.join(", ")
+      : typeof v === "string"
+      ? v
+      : typeof v === "object"
+      ? JSON.stringify(v)
+      : String(v);
+    say(ctx, `${`${label}:`.padEnd(width)}${text}`);
+  }
+}
+
+/**
+ * The signature state of an imported card, in words: `verified (key K)`, `unsigned`, or the
+ * raw value for a state this client does not know.
+ */
+export function signatureWords(signature: unknown): string | undefined {
+  if (signature === undefined || signature === null) return undefined;
+  const s = signature as { status?: unknown; keyId?: unknown };
+  if (s.status === "none") return "unsigned";
+  if (s.status === "verified") {
+    return typeof s.keyId === "string" && s.keyId ? `verified (key ${s.keyId})` : "verified";
+  }
+  return JSON.stringify(signature);
 }

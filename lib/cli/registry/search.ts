@@ -4,7 +4,7 @@ import type { EntryDocument, EntrySummary, SearchRequest } from "../../registry/
 import { HARNESS_LIST, harnessFlag } from "../agent/harness_flag.ts";
 import { choice, type Command, int, str } from "../command.ts";
 import { paint, printJson, printList, printTable, say } from "../output.ts";
-import { entryItem, stateColor, stateWords } from "./entry_item.ts";
+import { entryItem, printFields, signatureWords, stateColor, stateWords } from "./entry_item.ts";
 import { clip, withClient } from "./_client.ts";
 
 const TYPES = {
@@ -111,7 +111,7 @@ of either (as copied from a list). With --json, prints the entry document as the
 
 /** Prints the headline fields of an entry document, then the card it pins, if any. */
 export function printEntry(ctx: Context, doc: EntryDocument): void {
-  const lines: Array<[string, unknown]> = [
+  printFields(ctx, [
     ["Name", doc.displayName],
     ["Identifier", doc.identifier],
     ["Kind", entryItem(doc).kind === "agent" ? "registry Agent" : "remote A2A agent"],
@@ -122,15 +122,10 @@ export function printEntry(ctx: Context, doc: EntryDocument): void {
     ["Removed", doc["obs:removed"] ? "yes" : undefined],
     ["Digest", doc["obs:artifactDigest"]],
     ["Endpoint", doc["obs:a2aInterface"]?.url],
-    ["Signature", doc["obs:signature"]],
+    ["Signature", signatureWords(doc["obs:signature"])],
     ["Review note", doc["obs:reviewNote"]],
     ["Description", doc.description],
-  ];
-  for (const [label, value] of lines) {
-    if (value === undefined || value === null || value === "") continue;
-    const text = typeof value === "string" ? value : JSON.stringify(value);
-    say(ctx, `${`${label}:`.padEnd(13)} ${text}`);
-  }
+  ]);
   if (doc["obs:agentCard"]) {
     say(ctx);
     say(ctx, "Agent Card (as reviewed):");
