@@ -13,7 +13,7 @@ import type { Command } from "./command.ts";
 import { printJson, say } from "./output.ts";
 
 /** One finding. */
-interface Check {
+export interface Check {
   check: string;
   status: "ok" | "problem" | "info";
   detail: string;
@@ -44,6 +44,25 @@ function versionOf(binary: string, ctx: Context): string | undefined {
   }
 }
 
+/**
+ * The node that comes first on PATH, which the `observal` command of an npm install runs
+ * on. On Deno (from source, or a binary) observal never runs on it, so an old one is worth
+ * knowing, not a problem.
+ */
+export function nodeOnPathCheck(node: string, version: string, onDeno: boolean): Check {
+  const ok = newEnough(version);
+  return {
+    check: "node on PATH",
+    status: ok ? "ok" : onDeno ? "info" : "problem",
+    detail: `${node} is ${version}${
+      ok || !onDeno ? "" : "; this observal runs on Deno, not on it"
+    }`,
+    fix: ok ? undefined : `Put Node ${MIN_NODE.join(".")} or newer first on PATH; the ` +
+      "`observal` command of an npm install runs on it (configs observal writes name their " +
+      "own Node and are not affected)",
+  };
+}
+
 function runtimeChecks(ctx: Context): Check[] {
   const checks: Check[] = [];
   const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
@@ -58,17 +77,7 @@ function runtimeChecks(ctx: Context): Check[] {
   // The `observal` command of an npm install runs on whichever node comes first on PATH.
   const node = findExecutable("node", { path: ctx.env.PATH });
   const version = node ? versionOf(node, ctx) : undefined;
-  if (node && version) {
-    const ok = newEnough(version);
-    checks.push({
-      check: "node on PATH",
-      status: ok ? "ok" : "problem",
-      detail: `${node} is ${version}`,
-      fix: ok ? undefined : `Put Node ${MIN_NODE.join(".")} or newer first on PATH; the ` +
-        "`observal` command of an npm install runs on it (configs observal writes name their " +
-        "own Node and are not affected)",
-    });
-  }
+  if (node && version) checks.push(nodeOnPathCheck(node, version, deno));
   return checks;
 }
 

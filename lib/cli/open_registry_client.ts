@@ -53,6 +53,17 @@ export function openRegistryClient(ctx: Context, options: OpenClientOptions = {}
   });
 }
 
+/**
+ * Why a server may have shown nothing: it was asked anonymously, and most servers show an
+ * anonymous caller only public entries. Undefined when a key is set or no server is used.
+ */
+export function anonymousHint(ctx: Context): string | undefined {
+  const target = serverTarget(ctx);
+  if (target.kind !== "remote" || target.apiKey) return undefined;
+  return `You are not signed in to ${target.url}, which shows anonymous callers only what is ` +
+    "public: run `observal auth login`, or set OBSERVAL_API_KEY, and try again.";
+}
+
 /** Loads the embedded registry's code (what a client needs of it), opening nothing. */
 export function loadEmbeddedRegistryCode() {
   return Promise.all([import("../server/open.ts"), import("../server/embedded.ts")]);

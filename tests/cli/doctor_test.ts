@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRegistry } from "../support/registry.ts";
 import { cli } from "../support/cli.ts";
+import { nodeOnPathCheck } from "../../lib/cli/doctor.ts";
 
 interface Check {
   check: string;
@@ -73,8 +74,9 @@ Deno.test("doctor reports a Node on PATH too old for the observal command", asyn
     s.program("node", "#!/bin/sh\necho v20.11.1\n");
     const { body } = await doctor(s.env, s.project);
     const node = body.checks.find((c) => c.check === "node on PATH")!;
-    assert.equal(node.status, "problem");
-    assert.match(node.detail, /is v20\.11\.1/);
+    // This observal runs on Deno: the old node on PATH is worth knowing, not a problem.
+    assert.equal(node.status, "info");
+    assert.match(node.detail, /is v20\.11\.1; this observal runs on Deno/);
     assert.match(node.fix!, /Node 22\.13 or newer first on PATH/);
     s.program("node", "#!/bin/sh\necho v24.1.0\n");
     const again = await doctor(s.env, s.project);
@@ -82,6 +84,15 @@ Deno.test("doctor reports a Node on PATH too old for the observal command", asyn
   } finally {
     s.done();
   }
+});
+
+Deno.test("an old node on PATH is a problem only where observal runs on Node", () => {
+  const underNode = nodeOnPathCheck("/usr/bin/node", "v20.11.1", false);
+  assert.equal(underNode.status, "problem");
+  assert.equal(underNode.detail, "/usr/bin/node is v20.11.1");
+  assert.equal(nodeOnPathCheck("/usr/bin/node", "v20.11.1", true).status, "info");
+  assert.equal(nodeOnPathCheck("/usr/bin/node", "v22.13.0", false).status, "ok");
+  assert.equal(nodeOnPathCheck("/usr/bin/node", "v22.12.9", false).status, "problem");
 });
 
 Deno.test("doctor reports missing harnesses with what to install, and an installed one with its version", async () => {

@@ -3,6 +3,7 @@
  * the same visibility; `registry agent show` still works as a hidden alias of inspect.
  */
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { rootGroup } from "../../lib/cli/mod.ts";
 import type { Group } from "../../lib/cli/command.ts";
 import { cli } from "../support/cli.ts";
@@ -157,6 +158,33 @@ Deno.test("a malformed digest is called malformed, by the CLI and by the registr
     const after = await json(["registry", "a2a", "inspect", s.card.identifier], s.env);
     assert.equal(after["obs:lifecycle"], "pending");
   } finally {
+    await s.close();
+  }
+});
+
+Deno.test("find and search against a server that shows an anonymous caller nothing hint at the key", async () => {
+  const s = await seed();
+  const home = Deno.makeTempDirSync();
+  try {
+    const anon = { OBSERVAL_HOME: home, HOME: home, OBSERVAL_SERVER_URL: s.reg.url };
+    for (const argv of [["delegate", "find", "review code"], ["registry", "search", "review"]]) {
+      const r = await cli(argv, { env: anon });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /not signed in to http:\/\/127\.0\.0\.1:\d+.*observal auth login.*OBSERVAL_API_KEY/s,
+      );
+      const asJson = await cli([...argv, "--json"], { env: anon });
+      assert.equal(JSON.parse(asJson.stdout).total, 0);
+      assert.match(asJson.stderr, /not signed in/);
+      // Signed in, an empty answer is just empty.
+      const key = s.reg.user(`u${argv.length}${argv[0]}`).key;
+      const signed = await cli(argv, { env: { ...anon, OBSERVAL_API_KEY: key } });
+      assert.equal(signed.code, 0, signed.stderr);
+      assert.doesNotMatch(signed.stderr, /not signed in/);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
     await s.close();
   }
 });

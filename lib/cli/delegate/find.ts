@@ -1,6 +1,7 @@
 /** `observal delegate find`. */
 import { type Command, int } from "../command.ts";
-import { paint, printList, printTable, say } from "../output.ts";
+import { note, paint, printList, printTable, say } from "../output.ts";
+import { anonymousHint } from "../open_registry_client.ts";
 import { clip } from "../clip.ts";
 import { withService } from "./_service.ts";
 
@@ -20,6 +21,8 @@ harnesses, ref, delegable and, when it cannot run here, unavailable.`,
     const text = [inv.args.words, ...inv.rest].join(" ");
     const limit = int(inv, "limit", 1, 10);
     const agents = await withService(ctx, ({ service }) => service.find(text, limit));
+    const hint = agents.length === 0 ? anonymousHint(ctx) : undefined;
+    if (hint) note(ctx, paint("dim", hint));
     if (inv.json) return printList(ctx, agents, agents.length);
     if (agents.length === 0) return say(ctx, "No approved agent matches that task.");
     say(ctx, `Agents for: ${text}`);

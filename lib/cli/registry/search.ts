@@ -3,7 +3,8 @@ import type { Context } from "../../core/mod.ts";
 import type { EntryDocument, EntrySummary, SearchRequest } from "../../registry/mod.ts";
 import { HARNESS_LIST, harnessFlag } from "../agent/harness_flag.ts";
 import { choice, type Command, int, str } from "../command.ts";
-import { paint, printJson, printList, printTable, say } from "../output.ts";
+import { note, paint, printJson, printList, printTable, say } from "../output.ts";
+import { anonymousHint } from "../open_registry_client.ts";
 import { entryItem, printFields, signatureWords, stateColor, stateWords } from "./entry_item.ts";
 import { clip, withClient } from "./_client.ts";
 
@@ -54,6 +55,8 @@ identifier, name, kind (agent or a2a), state, delegable, score and what else the
     };
     const { response, total } = await withClient(ctx, (c) => c.searchCounted(request));
     await markRunnableHere(ctx, response.results);
+    const hint = response.results.length === 0 ? anonymousHint(ctx) : undefined;
+    if (hint) note(ctx, paint("dim", hint));
     if (inv.json) {
       // From a registry that does not count matches, this page is all that is known.
       const count = total ?? response.results.length;
