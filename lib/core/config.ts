@@ -9,16 +9,19 @@ import { makeDir, readText, replaceFile } from "./host.ts";
 import { type ErrorCode, ObservalError } from "./errors.ts";
 import { LAUNCHER_KINDS } from "./runtime.ts";
 
+/** How harness children run: sandboxed where it works (auto), always (on), or never (off). */
+export const SANDBOX_MODES = ["auto", "on", "off"] as const;
+
 /**
  * `$OBSERVAL_HOME/config.json`. Unknown keys are kept for other tools and ignored here.
  * Built when first used: most commands never read the configuration.
  */
 export const ConfigSchema = z.lazy(() =>
   z.looseObject({
-    server_url: z.string().url().optional(),
+    server_url: z.url({ protocol: /^https?$/ }).optional(),
     api_key: z.string().min(1).optional(),
     /** Whether harness children run sandboxed: auto (default), on or off. */
-    sandbox: z.enum(["auto", "on", "off"]).optional(),
+    sandbox: z.enum(SANDBOX_MODES).optional(),
     /** How `observal mcp install` starts observal when `--launcher` is not given. */
     launcher: z.enum(LAUNCHER_KINDS).optional(),
     /** The agent Pi runs as, set by `observal agent pull --harness pi` (read for attribution). */

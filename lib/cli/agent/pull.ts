@@ -213,6 +213,7 @@ export const pullCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Harness to install for (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {

@@ -36,6 +36,7 @@ export const installCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Harness to configure (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {
