@@ -77,7 +77,6 @@ async function readPiped(stdin: HostStdin, what: string): Promise<string> {
 
 /** A line typed in raw mode: nothing echoed; Backspace and Ctrl-U edit; Ctrl-C refuses. */
 async function readTyped(ctx: Context, stdin: HostStdin, prompt: string): Promise<string> {
-  ctx.io.stderr.write(prompt);
   const setRaw = stdin.setRaw!.bind(stdin);
   let raw = false;
   const restore = () => {
@@ -97,6 +96,8 @@ async function readTyped(ctx: Context, stdin: HostStdin, prompt: string): Promis
   try {
     setRaw(true);
     raw = true;
+    // Prompted only now: a key typed ahead of raw mode would be echoed.
+    ctx.io.stderr.write(prompt);
     const one = new Uint8Array(1);
     while (true) {
       const n = await Promise.race([stdin.read(one), stopped]);
