@@ -17,8 +17,16 @@ import { FlagError, type ParsedFlags, parseFlags } from "./parse_flags.ts";
 export interface Flag {
   type: "string" | "boolean";
   short?: string;
-  /** Shown in help as `--name VALUE`. */
+  /**
+   * Shown in help as `--name VALUE`. Alternatives spelled out (`project|user`) are the
+   * flag's values for shell completion when it declares no `choices`.
+   */
   value?: string;
+  /**
+   * The values the command accepts (it checks them with {@linkcode choice}), offered by
+   * shell completion; a function when the list loads modules a command's start should not.
+   */
+  choices?: readonly string[] | (() => Promise<readonly string[]>);
   description: string;
   multiple?: boolean;
   default?: string | boolean;
@@ -120,7 +128,8 @@ export function commandIn(groups: readonly Group[], ...path: string[]): Command 
   return found;
 }
 
-const GLOBAL_FLAGS: Record<string, Flag> = {
+/** Flags every command takes. */
+export const GLOBAL_FLAGS: Record<string, Flag> = {
   json: { type: "boolean", description: "Print machine-readable JSON" },
   help: { type: "boolean", short: "h", description: "Show help for this command" },
 };

@@ -41,7 +41,10 @@ export const exitCodesCommand: Command = {
     );
     add(TASK_EXIT.alreadyApplied, "the task's patch was applied already; nothing was changed");
     add(TASK_EXIT.conflicts, "delegate apply --3way left conflicts (the files are named)");
-    add(TASK_EXIT.interrupted, "interrupted (Ctrl-C) before any task was started");
+    add(
+      TASK_EXIT.interrupted,
+      "interrupted (Ctrl-C) before any task was started, or while a key was typed",
+    );
     for (const [code, texts] of [...lines].sort((a, b) => a[0] - b[0])) {
       say(ctx, `${String(code).padEnd(3)} ${texts.join(", ")}`);
     }

@@ -16,6 +16,8 @@ import {
 import { dispatch, type Group, lazy } from "./command.ts";
 import { a2aGroup } from "./a2a/mod.ts";
 import { agentGroup } from "./agent/mod.ts";
+import { authGroup } from "./auth/mod.ts";
+import { configGroup } from "./config/mod.ts";
 import { delegateGroup } from "./delegate/mod.ts";
 import { mcpGroup } from "./mcp/mod.ts";
 import { registryGroup } from "./registry/mod.ts";
@@ -54,6 +56,13 @@ Run \`observal help exit-codes\` for what each exit code means.`,
     registryGroup,
     a2aGroup,
     sessionsGroup,
+    configGroup,
+    authGroup,
+    lazy(
+      "completion",
+      "Print a shell completion script (bash, zsh or fish)",
+      async () => (await import("./completion/command.ts")).completionCommand,
+    ),
     lazy(
       "doctor",
       "Check what this machine can do, and say how to fix what is in the way",

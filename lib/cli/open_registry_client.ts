@@ -6,7 +6,13 @@
  * @module
  */
 import { join } from "../core/system/mod.ts";
-import { type Context, homeFault, ObservalError, serverTarget } from "../core/mod.ts";
+import {
+  type Context,
+  homeFault,
+  ObservalError,
+  type ServerTarget,
+  serverTarget,
+} from "../core/mod.ts";
 import { httpTransport, RegistryClient, type Transport } from "../registry/mod.ts";
 
 /** Options for {@linkcode openRegistryClient}. */
@@ -15,6 +21,8 @@ export interface OpenClientOptions {
   resolve?: (hostname: string) => Promise<string[]>;
   /** argv that launches the observal-agents MCP server. @default ["observal", "delegate", "mcp"] */
   delegationCommand?: readonly string[];
+  /** Where to call instead of the configured target (`auth login --server`, a key to check). */
+  target?: ServerTarget;
 }
 
 /**
@@ -37,7 +45,7 @@ export interface OpenClientOptions {
  * ```
  */
 export function openRegistryClient(ctx: Context, options: OpenClientOptions = {}): RegistryClient {
-  const target = serverTarget(ctx);
+  const target = options.target ?? serverTarget(ctx);
   if (target.kind === "remote") {
     return new RegistryClient({
       apiKey: target.apiKey,

@@ -20,7 +20,7 @@ interface DenoHost {
   env: { toObject(): Record<string, string>; get(name: string): string | undefined };
   cwd(): string;
   build: { os: string };
-  stdin: ByteReader & { isTerminal(): boolean };
+  stdin: ByteReader & { isTerminal(): boolean; setRaw(raw: boolean): void };
   stdout: DenoStream;
   stderr: DenoStream;
   statSync(path: string): PathStat;
@@ -111,6 +111,11 @@ export function hostStdio(): { stdin: ByteReader; stdout: ByteWriter } | undefin
 export interface HostStdin extends ByteReader {
   /** Whether it is a terminal (nothing was piped or redirected to it). */
   isTerminal(): boolean;
+  /**
+   * A terminal's raw mode: no echo, no line editing, Ctrl-C read as a byte rather than
+   * sent as a signal. Absent where it cannot be set.
+   */
+  setRaw?(raw: boolean): void;
 }
 
 /**
@@ -121,6 +126,11 @@ export function hostStdin(): HostStdin {
   if (deno) return deno.stdin;
   return {
     isTerminal: () => globalThis.process.getBuiltinModule("node:tty").isatty(0),
+    // Not process.stdin's setRawMode: making process.stdin would read ahead of us.
+    setRaw: (raw) =>
+      void nodeChildProcess().spawnSync("stty", raw ? ["raw", "-echo"] : ["-raw", "echo"], {
+        stdio: ["inherit", "ignore", "ignore"],
+      }),
     read: (into) =>
       new Promise((resolve, reject) => {
         const attempt = () =>

@@ -221,7 +221,9 @@ function withRealPaths(perms: SelfPermissions): SelfPermissions {
 }
 
 /** How an MCP entry we write starts observal: this very program, or `npx` by version. */
-export type LauncherKind = "self" | "npx";
+export const LAUNCHER_KINDS = ["self", "npx"] as const;
+/** One of {@linkcode LAUNCHER_KINDS}. */
+export type LauncherKind = typeof LAUNCHER_KINDS[number];
 
 /**
  * The argv prefix that starts this observal from a harness's MCP config, without relying

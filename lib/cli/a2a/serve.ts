@@ -10,13 +10,14 @@ import {
   ObservalError,
   probeHome,
   readPrivateFile,
+  SANDBOX_MODES,
   serverTarget,
 } from "../../core/mod.ts";
 import { checkApproved } from "../../delegation/mod.ts";
 import { resolveWithOverrides } from "../../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../../registry/mod.ts";
 import { choice, type Command, int, str } from "../command.ts";
-import { headlessHarnessFlag } from "../agent/harness_flag.ts";
+import { headlessHarnessFlag, headlessHarnessKeys } from "../agent/harness_flag.ts";
 import { openService } from "../delegate/_service.ts";
 import { isLoopback, listen } from "../listen.ts";
 import { note, say } from "../output.ts";
@@ -86,11 +87,13 @@ export const serveCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: headlessHarnessKeys,
       description: "Harness the Agent must run in (default: the first one present here)",
     },
     sandbox: {
       type: "string",
       value: "MODE",
+      choices: SANDBOX_MODES,
       description: "Sandbox each run's harness: auto (where it works), on (refuse without), off",
     },
     timeout: {
@@ -176,7 +179,7 @@ still going.`,
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
     const taskTtlSeconds = int(inv, "task-ttl", 60, 2_592_000);
     const harness = await headlessHarnessFlag(inv);
-    const sandbox = choice(inv, "sandbox", ["auto", "on", "off"]);
+    const sandbox = choice(inv, "sandbox", SANDBOX_MODES);
     const fault = probeHome(ctx.home);
     if (fault) throw homeFaultError(fault, ctx.home);
 

@@ -33,10 +33,15 @@ export function harnessFlag(inv: Invocation, name = "harness"): HarnessKey | und
  */
 export async function headlessHarnessFlag(inv: Invocation): Promise<string | undefined> {
   if (str(inv, "harness") === undefined) return undefined;
-  const { headlessHarnesses } = await import("../../harness/facts/mod.ts");
-  return choice(inv, "harness", headlessHarnesses(), {
+  return choice(inv, "harness", await headlessHarnessKeys(), {
     normalize: (raw) => raw.trim().toLowerCase().replaceAll("_", "-"),
   });
+}
+
+/** The harnesses that run agents headless; their facts load only when this is called. */
+export async function headlessHarnessKeys(): Promise<readonly string[]> {
+  const { headlessHarnesses } = await import("../../harness/facts/mod.ts");
+  return headlessHarnesses();
 }
 
 /** The harness keys, for help text. */

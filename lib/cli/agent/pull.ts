@@ -4,17 +4,17 @@
  * the pull in the lockfile.
  * @module
  */
-import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import process from "node:process";
 import {
-  ConfigSchema,
   type Context,
   isoSeconds,
   ObservalError,
   selfLauncher,
   serverEnv,
   serverTarget,
+  updateConfig,
   VERSION,
 } from "../../core/mod.ts";
 import {
@@ -24,7 +24,6 @@ import {
   type HarnessFacts,
   type Scope,
   withDelegationLauncher,
-  writeFileAtomic,
   writeSnippet,
   type WriteSnippetResult,
 } from "../../harness/mod.ts";
@@ -127,45 +126,6 @@ function localName(detail: AgentDetail, taken: Set<string>, registry: string): s
   return candidates.find((c) => AGENT_NAME_PATTERN.test(c) && !taken.has(c)) ?? candidates[1];
 }
 
-/** Reads config.json as raw JSON (every key kept), for the Pi active-agent record. */
-function readRawConfig(home: string): Record<string, unknown> {
-  const path = join(home, "config.json");
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new ObservalError("UNAVAILABLE", `Cannot read ${path}`, { cause: err, resource: path });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch { /* reported below */ }
-  if (!ConfigSchema.safeParse(json).success) {
-    throw new ObservalError("FAILED_PRECONDITION", `${path} is not a valid observal config`, {
-      remediation: `Nothing was written. Fix ${path} or move it aside, then pull again`,
-      resource: path,
-    });
-  }
-  return json as Record<string, unknown>;
-}
-
-function writeActiveAgent(
-  home: string,
-  config: Record<string, unknown>,
-  agent: { id: string; name: string; version: string },
-): void {
-  const next = { ...config, active_agent: agent };
-  ConfigSchema.parse(next);
-  const path = join(home, "config.json");
-  let mode = 0o600;
-  try {
-    mode = statSync(path).mode & 0o7777;
-  } catch { /* a new file stays private: it may come to hold an API key */ }
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`, { mode });
-}
-
 async function fetchInstall(
   client: RegistryClient,
   o: PullOptions,
@@ -253,6 +213,7 @@ export const pullCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Harness to install for (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {
@@ -296,9 +257,9 @@ Examples:
     const o = pullOptions(inv, ctx);
     const target = serverTarget(ctx);
     const registry = registryKey(target);
-    // Read both state files before writing anything, so a damaged one stops the pull early.
+    // Read the lockfile before writing anything, so a damaged one stops the pull early
+    // (serverTarget has read config.json).
     const lock = readLockfile(ctx.home);
-    const config = o.facts.key === "pi" ? readRawConfig(ctx.home) : undefined;
 
     const { detail, install, local } = await withClient(
       ctx,
@@ -384,8 +345,9 @@ Examples:
       now,
     );
     writeLockfile(ctx.home, next);
-    if (config) {
-      writeActiveAgent(ctx.home, config, { id: detail.id, name: local, version: install.version });
+    if (o.facts.key === "pi") {
+      const active_agent = { id: detail.id, name: local, version: install.version };
+      updateConfig(ctx, (stored) => ({ ...stored, active_agent }));
     }
   },
 };

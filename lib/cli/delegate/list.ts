@@ -38,6 +38,7 @@ export const listCommand: Command = {
       type: "string",
       short: "s",
       value: "STATE[,STATE]",
+      choices: STATE_NAMES,
       description: `Only tasks in these states: ${STATE_NAMES.join(", ")}`,
     },
   },

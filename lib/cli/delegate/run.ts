@@ -1,7 +1,7 @@
 /** `observal delegate run`. */
-import { ObservalError } from "../../core/mod.ts";
+import { ObservalError, SANDBOX_MODES } from "../../core/mod.ts";
 import { choice, type Command, int } from "../command.ts";
-import { headlessHarnessFlag } from "../agent/harness_flag.ts";
+import { headlessHarnessFlag, headlessHarnessKeys } from "../agent/harness_flag.ts";
 import { follow, TASK_JSON_NOTE, waitFlags } from "./_follow.ts";
 import { MAX_MESSAGE_CHARS, messageFileFlag, readMessage } from "./_brief.ts";
 
@@ -18,11 +18,13 @@ export const runCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: headlessHarnessKeys,
       description: "Harness a registry agent must run in (one that runs agents headless)",
     },
     sandbox: {
       type: "string",
       value: "MODE",
+      choices: SANDBOX_MODES,
       description:
         "Sandbox a registry agent's harness: auto (where it works), on (refuse without), off",
     },
@@ -84,7 +86,7 @@ ${TASK_JSON_NOTE}`,
           waitSeconds: wait,
           harness,
           // Checked here, so a mistyped mode is refused for a remote agent too.
-          sandbox: choice(inv, "sandbox", ["auto", "on", "off"]),
+          sandbox: choice(inv, "sandbox", SANDBOX_MODES),
           timeoutSeconds,
           sendRepo: inv.flags["no-repo"] !== true,
           since,

@@ -7,8 +7,10 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
+  LAUNCHER_KINDS,
   type LauncherKind,
   ObservalError,
+  readConfig,
   selfLauncher,
   serverEnv,
   VERSION,
@@ -34,6 +36,7 @@ export const installCommand: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Harness to configure (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {
@@ -45,8 +48,8 @@ export const installCommand: Command = {
     launcher: {
       type: "string",
       value: "self|npx",
-      description: "Start this observal (default), or npx -y observal@<version>",
-      default: "self",
+      description:
+        "Start this observal, or npx -y observal@<version> (default: launcher in config, else self)",
     },
     "dry-run": { type: "boolean", short: "n", description: "Show what would change" },
   },
@@ -63,7 +66,9 @@ key stays in $OBSERVAL_HOME/config.json or your environment.`,
     }
     const facts = getHarness(harness);
     const scopeFlag = choice(inv, "scope", ["project", "user"]);
-    const kind: LauncherKind = choice(inv, "launcher", ["self", "npx"]) ?? "self";
+    const kind: LauncherKind = choice(inv, "launcher", LAUNCHER_KINDS) ??
+      readConfig(ctx).launcher ??
+      "self";
     const dir = resolve(ctx.cwd, str(inv, "dir") ?? ".");
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw new ObservalError("INVALID_ARGUMENT", `${dir} is not a directory`, {

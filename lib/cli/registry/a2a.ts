@@ -135,6 +135,7 @@ export const stateFlag: Record<string, Flag> = {
   state: {
     type: "string",
     value: "STATE",
+    choices: LIST_STATES,
     description: `List only entries in this state: ${LIST_STATES.join(", ")}`,
   },
 };

@@ -199,6 +199,7 @@ const install: Command = {
       type: "string",
       short: "i",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Harness to render for (${HARNESS_KEYS.join(", ")})`,
     },
     scope: {

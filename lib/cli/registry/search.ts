@@ -1,6 +1,7 @@
 /** `observal registry search` and `observal registry inspect`. */
 import type { Context } from "../../core/mod.ts";
 import type { EntryDocument, EntrySummary, SearchRequest } from "../../registry/mod.ts";
+import { HARNESS_KEYS } from "../../harness/keys/mod.ts";
 import { HARNESS_LIST, harnessFlag } from "../agent/harness_flag.ts";
 import { choice, type Command, int, str } from "../command.ts";
 import { note, paint, printJson, printList, printTable, say } from "../output.ts";
@@ -23,6 +24,7 @@ export const searchCommand: Command = {
     harness: {
       type: "string",
       value: "HARNESS",
+      choices: HARNESS_KEYS,
       description: `Judge availability for a harness (${HARNESS_LIST})`,
     },
     limit: {
