@@ -102,6 +102,11 @@ export function note(ctx: Context, ...pieces: Piece[]): void {
   ctx.io.stderr.write(`${render(ctx, pieces)}\n`);
 }
 
+/** Prints a prompt on stderr, the cursor left after it (what is typed goes on that line). */
+export function prompt(ctx: Context, ...pieces: Piece[]): void {
+  ctx.io.stderr.write(render(ctx, pieces));
+}
+
 /** Prints a block of text (help, a file) on stdout, ending it with a newline if needed. */
 export function printBlock(ctx: Context, text: string): void {
   const safe = escapeControls(text);

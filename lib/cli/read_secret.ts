@@ -4,6 +4,7 @@
  * @module
  */
 import { type Context, type HostStdin, ObservalError, onInterrupt } from "../core/mod.ts";
+import { note, prompt as promptLine } from "./output.ts";
 
 /** Most bytes of a piped secret; an API key is far below it. */
 const MAX_SECRET_BYTES = 16 * 1024;
@@ -97,7 +98,7 @@ async function readTyped(ctx: Context, stdin: HostStdin, prompt: string): Promis
     setRaw(true);
     raw = true;
     // Prompted only now: a key typed ahead of raw mode would be echoed.
-    ctx.io.stderr.write(prompt);
+    promptLine(ctx, prompt);
     const one = new Uint8Array(1);
     while (true) {
       const n = await Promise.race([stdin.read(one), stopped]);
@@ -125,7 +126,7 @@ async function readTyped(ctx: Context, stdin: HostStdin, prompt: string): Promis
   } finally {
     restore();
     stopListening();
-    ctx.io.stderr.write("\n");
+    note(ctx);
   }
   return new TextDecoder().decode(new Uint8Array(bytes));
 }

@@ -6,7 +6,7 @@
 import { ObservalError } from "../../core/mod.ts";
 import { closest, type Command } from "../command.ts";
 import { rootGroup } from "../mod.ts";
-import { printJson } from "../output.ts";
+import { printJson, printVerbatim } from "../output.ts";
 import { completionScript, type Shell, SHELLS } from "./scripts.ts";
 import { completionSpec } from "./spec.ts";
 
@@ -38,6 +38,6 @@ Open a new shell afterwards.`,
     const nodes = await completionSpec(rootGroup);
     if (inv.json) return printJson(ctx, { shell, commands: nodes });
     // Verbatim: the script is for a shell to read, and carries no text from outside.
-    ctx.io.stdout.write(completionScript(shell, nodes));
+    printVerbatim(ctx, completionScript(shell, nodes));
   },
 };
