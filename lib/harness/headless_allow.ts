@@ -257,12 +257,22 @@ export function headlessNotes(
 ): string[] {
   const flag = "--allow-headless";
   switch (harness) {
-    case "claude-code":
-      return allowHeadless
-        ? [`claude -p may now call its tools; interactive sessions still ask as before.`]
-        : [
-          `claude -p denies its tools until allowed: run claude -p with --allowedTools ${CLAUDE_ALLOW_RULE}, or install again with ${flag}.`,
-        ];
+    case "claude-code": {
+      // Print mode loads a project's .mcp.json unasked; an interactive session asks first.
+      const first = scope === "project"
+        ? [
+          "Started interactively, Claude Code first asks you to approve this project's .mcp.json servers.",
+        ]
+        : [];
+      return [
+        ...first,
+        ...(allowHeadless
+          ? [`claude -p may now call its tools; interactive sessions still ask as before.`]
+          : [
+            `claude -p denies its tools until allowed: run claude -p with --allowedTools ${CLAUDE_ALLOW_RULE}, or install again with ${flag}.`,
+          ]),
+      ];
+    }
     case "codex": {
       const notes: string[] = [];
       if (scope === "project" && !allowHeadless && !codexTrusts(env, dir)) {
