@@ -57,8 +57,8 @@ Deno.test("mcp install --harness claude-code --allow-headless: the allow rule in
     // Once is enough: a second install changes nothing.
     const again = await s.install(["--harness", "claude-code", "--allow-headless", "--json"]);
     const out = JSON.parse(again.stdout);
-    assert.deepEqual(out.allowed.map((a: { status: string }) => a.status), ["unchanged"]);
-    assert.equal(out.allowed[0].path, settings);
+    assert.deepEqual(out.allow_files.map((a: { status: string }) => a.status), ["unchanged"]);
+    assert.equal(out.allow_files[0].path, settings);
   } finally {
     s.done();
   }
@@ -184,7 +184,7 @@ Deno.test("mcp install --harness opencode says its run needs no opt-in", async (
     const r = await s.install(["--harness", "opencode", "--allow-headless", "--json"]);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.allowed, []);
+    assert.deepEqual(out.allow_files, []);
     assert.deepEqual(out.notes, [
       "opencode run calls its tools without asking (unless your permission config says ask).",
     ]);

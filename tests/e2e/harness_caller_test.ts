@@ -48,6 +48,8 @@ async function caller(key: HarnessCliKey): Promise<Caller> {
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: join(root, "gitconfig"),
   };
+  // Claude Code's own folder exists once it has run; a user-scope install writes there.
+  if (env.CLAUDE_CONFIG_DIR) mkdirSync(env.CLAUDE_CONFIG_DIR, { recursive: true });
   writeFileSync(env.GIT_CONFIG_GLOBAL, "[user]\n\tname = Test\n\temail = test@example.com\n");
   const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env, stdio: "pipe" });
   git("init", "-q", "-b", "main");
@@ -120,17 +122,11 @@ function after(requests: RecordedRequest[], tool: string): RecordedRequest[] {
   return at < 0 ? [] : requests.slice(at + 1).filter((r) => r.wire !== null);
 }
 
-async function callerRun(key: HarnessCliKey, allowHeadless: boolean) {
+async function callerRun(key: HarnessCliKey, installArgs: string[]) {
   const cli = await ensureHarnessCli(key);
   const c = await caller(key);
   try {
-    const install = await c.observal([
-      "mcp",
-      "install",
-      "--harness",
-      key,
-      ...(allowHeadless ? ["--allow-headless"] : []),
-    ]);
+    const install = await c.observal(["mcp", "install", "--harness", key, ...installArgs]);
     assert.equal(install.code, 0, install.stderr);
     const message = `brief-${crypto.randomUUID().slice(0, 8)}`;
     const prompt = `Find an agent and delegate to it. ${
@@ -160,9 +156,18 @@ async function callerRun(key: HarnessCliKey, allowHeadless: boolean) {
   }
 }
 
-for (const key of ["claude-code", "codex", "opencode"] as const) {
-  Deno.test(`${key} as the caller: find_agents then delegate through observal-agents, the agent's answer reaches the model`, async () => {
-    const { c, requests, message, install, detail } = await callerRun(key, true);
+/** Each harness with the install a user would run for headless use, at each scope. */
+const ALLOWED: Array<[HarnessCliKey, string[]]> = [
+  ["claude-code", ["--allow-headless"]],
+  ["claude-code", ["--scope", "user", "--allow-headless"]],
+  ["codex", ["--allow-headless"]],
+  ["codex", ["--scope", "project", "--allow-headless"]],
+  ["opencode", []],
+];
+
+for (const [key, installArgs] of ALLOWED) {
+  Deno.test(`${key} as the caller (mcp install ${installArgs.join(" ") || "with no flags"}): find_agents then delegate through observal-agents, the agent's answer reaches the model`, async () => {
+    const { c, requests, message, install, detail } = await callerRun(key, installArgs);
     try {
       // find_agents answered with the approved agent.
       const found = after(requests, "find_agents");
@@ -184,7 +189,7 @@ for (const key of ["claude-code", "codex", "opencode"] as const) {
 
 for (const key of ["claude-code", "codex"] as const) {
   Deno.test(`${key} as the caller without --allow-headless: the headless run refuses delegate, and the install said so`, async () => {
-    const { c, requests, message, install, detail } = await callerRun(key, false);
+    const { c, requests, message, install, detail } = await callerRun(key, []);
     try {
       const delegated = after(requests, "delegate");
       assert.ok(delegated.length > 0, `delegate was never called\n${detail}`);
@@ -197,3 +202,15 @@ for (const key of ["claude-code", "codex"] as const) {
     }
   });
 }
+
+Deno.test("codex as the caller with a project entry it has not been told to trust: the tools are not there, and the install named the trust step", async () => {
+  const { c, requests, install, detail } = await callerRun("codex", ["--scope", "project"]);
+  try {
+    assert.match(install.stdout, /Codex reads \.codex\/config\.toml only in a trusted project/);
+    const offered = requests.filter((q) => q.wire !== null).flatMap((q) => q.tools);
+    assert.ok(!offered.some((t) => t.includes("observal")), detail);
+    assert.ok(!requests.some((q) => q.reply.startsWith("tool:mcp__observal")), detail);
+  } finally {
+    await c.close();
+  }
+});

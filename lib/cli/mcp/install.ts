@@ -132,7 +132,7 @@ $CODEX_HOME/config.toml) and says what it wrote. OpenCode's run needs nothing.`,
         files: result.files.map((f) => ({ path: f.path, status: f.status })),
         entry,
         allow_headless: allowHeadless,
-        allowed: allowed,
+        allow_files: allowed,
         notes,
         warnings,
       });
