@@ -242,3 +242,23 @@ Deno.test("the npx version warning: none for an observal installed from npm", ()
   assert.match(npxVersionWarning("1.2.3", false)!, /observal@1\.2\.3 may not exist there/);
   assert.match(npxVersionWarning("1.2.3", false)!, /use --launcher self/);
 });
+
+Deno.test("mcp install --allow-headless refuses a settings file it cannot merge before writing anything", async () => {
+  const s = setup();
+  try {
+    mkdirSync(join(s.project, ".claude"));
+    writeFileSync(join(s.project, ".claude", "settings.local.json"), "{ not json");
+    const r = await s.install(["--harness", "claude-code", "--allow-headless"]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /settings\.local\.json: it is not valid JSON/);
+    assert.throws(() => readFileSync(join(s.project, ".mcp.json")));
+    // A dry run writes nothing and says what it would do.
+    rmSync(join(s.project, ".claude"), { recursive: true });
+    const dry = await s.install(["--harness", "claude-code", "--allow-headless", "--dry-run"]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /^would create +\.claude\/settings\.local\.json \(/m);
+    assert.throws(() => readFileSync(join(s.project, ".claude", "settings.local.json")));
+  } finally {
+    s.done();
+  }
+});

@@ -105,6 +105,9 @@ $CODEX_HOME/config.toml) and says what it wrote. OpenCode's run needs nothing.`,
     const plan = delegationInstall(harness, scope, ctx.env, { command, env }, {
       approveTools: allowHeadless,
     });
+    const writes = allowHeadless ? allowWrites(harness, plan.scope, ctx.env, dir) : [];
+    // A settings file that cannot be merged is refused before the entry is written.
+    for (const w of writes) applyAllowWrite(w, true);
     const result = await writeSnippet(plan.snippet, {
       targetDir: dir,
       scope: plan.scope,
@@ -112,13 +115,11 @@ $CODEX_HOME/config.toml) and says what it wrote. OpenCode's run needs nothing.`,
       dryRun,
       setupCommands: "skip",
     });
-    const allowed = allowHeadless
-      ? allowWrites(harness, plan.scope, ctx.env, dir).map((w) => ({
-        path: w.path,
-        status: applyAllowWrite(w, dryRun),
-        adds: w.adds,
-      }))
-      : [];
+    const allowed = writes.map((w) => ({
+      path: w.path,
+      status: applyAllowWrite(w, dryRun),
+      adds: w.adds,
+    }));
     const notes = headlessNotes(harness, plan.scope, ctx.env, dir, allowHeadless);
     const warnings = kind === "npx"
       ? [npxVersionWarning(VERSION, installedFromNpm())].filter((w): w is string => !!w)
