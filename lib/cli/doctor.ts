@@ -146,9 +146,8 @@ async function registryCheck(ctx: Context): Promise<Check> {
 
 async function harnessChecks(ctx: Context): Promise<Check[]> {
   const { harnessOptions } = await import("../runner/runnable/mod.ts");
-  const { findDelegationEntry, getHarness, HARNESS_KEYS, piTrust, piTrustFix } = await import(
-    "../harness/mod.ts"
-  );
+  const { findDelegationEntry, getHarness, HARNESS_KEYS, headlessVerdict, piTrust, piTrustFix } =
+    await import("../harness/mod.ts");
   const { probeMcpServer } = await import("../mcp/probe_server.ts");
   const checks: Check[] = [];
   const options = harnessOptions(ctx.env, ctx.cwd);
@@ -220,6 +219,16 @@ async function harnessChecks(ctx: Context): Promise<Check[]> {
             fix: `Run \`${reinstall}\` to point it at this observal`,
           },
       );
+      // Launching is not enough: a headless run must also be let call delegate.
+      const verdict = headlessVerdict(key, scope, found.raw, ctx.env, ctx.cwd);
+      if (verdict) {
+        checks.push({
+          check: `headless ${key}`,
+          status: verdict.allowed ? "ok" : verdict.ignored ? "problem" : "info",
+          detail: verdict.detail,
+          fix: verdict.fix,
+        });
+      }
     }
   }
   if (options.find((o) => o.key === "pi" && (o.binary || o.fix))) {

@@ -15,6 +15,7 @@ import type { ConfigSnippet } from "./config_snippet.ts";
 import type { DelegationLauncher } from "./launcher.ts";
 import { mcpFileContent } from "./_renderers.ts";
 import { getHarness, type HarnessKey, type Scope } from "./registry.ts";
+import { CODEX_APPROVE } from "./headless_allow.ts";
 
 /** What to write, and where `~/` points for it. */
 export interface DelegationInstall {
@@ -85,12 +86,15 @@ function target(
  * @param scope project or user (harnesses that read only a user file are written there)
  * @param env where HOME and the harnesses' home variables come from
  * @param launcher how the server is started here
+ * @param options `approveTools`: Codex calls the tools without asking (`codex exec` refuses
+ *   them otherwise)
  */
 export function delegationInstall(
   harness: HarnessKey,
   scope: Scope,
   env: Env,
   launcher: DelegationLauncher,
+  options: { approveTools?: boolean } = {},
 ): DelegationInstall {
   const facts = getHarness(harness);
   const at = target(harness, scope, env);
@@ -99,6 +103,9 @@ export function delegationInstall(
       command: launcher.command[0],
       args: [...launcher.command.slice(1), "delegate", "mcp", "--harness", harness],
       env: { ...launcher.env },
+      ...(options.approveTools && harness === "codex"
+        ? { default_tools_approval_mode: CODEX_APPROVE }
+        : {}),
     },
   };
   const content = harness === "claude-code"
@@ -118,6 +125,8 @@ export interface FoundEntry {
   scope: Scope;
   /** The entry, when the file has one that names a command. */
   entry?: { command: string; args: string[]; env: Record<string, string> };
+  /** The entry as the file holds it (harness-specific keys such as Codex's approval mode). */
+  raw?: Record<string, unknown>;
   /** Why the file could not be read or parsed (a missing file is not an error). */
   error?: string;
 }
@@ -192,5 +201,11 @@ export function findDelegationEntry(
   const servers = (doc as Record<string, unknown> | null)?.[key] as
     | Record<string, unknown>
     | undefined;
-  return { path, scope: at.scope, entry: normalEntry(servers?.[DELEGATION_MCP_NAME]) };
+  const raw = servers?.[DELEGATION_MCP_NAME];
+  return {
+    path,
+    scope: at.scope,
+    entry: normalEntry(raw),
+    raw: raw && typeof raw === "object" ? raw as Record<string, unknown> : undefined,
+  };
 }

@@ -71,3 +71,14 @@ export {
   findDelegationEntry,
   type FoundEntry,
 } from "./mcp_entry.ts";
+export {
+  type AllowWrite,
+  allowWrites,
+  applyAllowWrite,
+  CLAUDE_ALLOW_RULE,
+  CODEX_APPROVE,
+  headlessNotes,
+  type HeadlessVerdict,
+  headlessVerdict,
+  mcpDefaultScope,
+} from "./headless_allow.ts";

@@ -168,3 +168,82 @@ Deno.test("doctor says which sandbox harness children get, and why there is none
     s.done();
   }
 });
+
+Deno.test("doctor checks that a headless run may call delegate: Codex's approval mode and project trust", async () => {
+  const s = setup();
+  try {
+    const entry = '[mcp_servers.observal-agents]\ncommand = "/nowhere/observal"\nargs = []\n';
+    const user = join(s.root, ".codex", "config.toml");
+    writeFileSync(user, entry);
+    const headless = async () =>
+      (await doctor(s.env, s.project)).body.checks.filter((c) => c.check === "headless codex");
+    const [refused] = await headless();
+    assert.equal(refused.status, "info");
+    assert.match(
+      refused.detail,
+      /codex exec refuses delegate: the entry's default_tools_approval_mode is not set/,
+    );
+    assert.equal(refused.fix, "observal mcp install --harness codex --scope user --allow-headless");
+    writeFileSync(user, `${entry}default_tools_approval_mode = "approve"\n`);
+    const [approved] = await headless();
+    assert.equal(approved.status, "ok", approved.detail);
+
+    // A project entry Codex does not read at all until the project is trusted.
+    mkdirSync(join(s.project, ".codex"));
+    writeFileSync(
+      join(s.project, ".codex", "config.toml"),
+      `${entry}default_tools_approval_mode = "approve"\n`,
+    );
+    const untrusted = (await headless()).find((c) => c.detail.includes("not trusted"))!;
+    assert.equal(untrusted.status, "problem");
+    assert.ok(untrusted.detail.includes(`${s.project} is not trusted in ${user}`));
+    assert.equal(
+      untrusted.fix,
+      "observal mcp install --harness codex --scope project --allow-headless",
+    );
+    writeFileSync(
+      user,
+      `${entry}default_tools_approval_mode = "approve"\n\n[projects."${s.project}"]\ntrust_level = "trusted"\n`,
+    );
+    assert.deepEqual((await headless()).map((c) => c.status), ["ok", "ok"]);
+  } finally {
+    s.done();
+  }
+});
+
+Deno.test("doctor checks that claude -p may call delegate: an allow rule in settings.local.json or the user's settings.json", async () => {
+  const s = setup();
+  try {
+    writeFileSync(
+      join(s.project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { "observal-agents": { command: "/nowhere/observal" } } }),
+    );
+    const check = async () =>
+      (await doctor(s.env, s.project)).body.checks.find((c) => c.check === "headless claude-code")!;
+    const denied = await check();
+    assert.equal(denied.status, "info");
+    assert.match(
+      denied.detail,
+      /claude -p denies delegate: no allow rule for mcp__observal-agents/,
+    );
+    assert.equal(
+      denied.fix,
+      "observal mcp install --harness claude-code --scope project --allow-headless, or run claude -p with --allowedTools mcp__observal-agents",
+    );
+    // The committed project settings do not count: claude -p ignored a rule there.
+    mkdirSync(join(s.project, ".claude"));
+    const rule = JSON.stringify({ permissions: { allow: ["mcp__observal-agents"] } });
+    writeFileSync(join(s.project, ".claude", "settings.json"), rule);
+    assert.equal((await check()).status, "info");
+    writeFileSync(join(s.project, ".claude", "settings.local.json"), rule);
+    assert.equal((await check()).status, "ok");
+    rmSync(join(s.project, ".claude", "settings.local.json"));
+    mkdirSync(join(s.root, ".claude"));
+    writeFileSync(join(s.root, ".claude", "settings.json"), rule);
+    const user = await check();
+    assert.equal(user.status, "ok");
+    assert.ok(user.detail.includes(join(s.root, ".claude", "settings.json")));
+  } finally {
+    s.done();
+  }
+});
