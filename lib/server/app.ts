@@ -21,6 +21,7 @@ import { adminRoutes } from "./admin_routes.ts";
 import { agentRoutes } from "./agent_routes.ts";
 import { ardRoutes, manifestRoutes } from "./ard_routes.ts";
 import { importRoutes } from "./import_routes.ts";
+import { reviewPageRoutes } from "./review_page/routes.ts";
 
 export type { RateLimitOptions };
 
@@ -72,6 +73,8 @@ export function createRegistryApp(
   app.route("/api/v1/agents", agentRoutes(state));
   app.get("/api/v1/me", (c) => describeMe(c, state));
   app.route("/api/v1/admin", adminRoutes(state));
+  // The reviewers' web page, over HTTP only: in process there is no one to show it to.
+  if (!options.localAdmin) app.route("/", reviewPageRoutes(state, limiters));
   return app;
 }
 
