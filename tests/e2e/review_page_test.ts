@@ -142,6 +142,19 @@ Deno.test({
         void d.dismiss();
       });
 
+      await t.step(
+        "/ serves the page as HTML; an unknown API route keeps its JSON 404",
+        async () => {
+          const home = await fetch(`${url}/`);
+          assert.equal(home.status, 200);
+          assert.match(home.headers.get("content-type") ?? "", /^text\/html/);
+          assert.match(await home.text(), /<form[^>]+action="\/review\/sign-in"/);
+          const api = await fetch(`${url}/api/v1/nothing-here`);
+          assert.equal(api.status, 404);
+          assert.equal((await api.json()).errorCode, "NOT_FOUND");
+        },
+      );
+
       await t.step("a wrong key is refused with a message, and no cookie is set", async () => {
         const context = await browser!.createBrowserContext();
         try {
@@ -205,6 +218,27 @@ Deno.test({
         assert.equal(doc["obs:lifecycle"], "approved");
       });
 
+      await t.step("a card changed after its approval shows the lines that changed", async () => {
+        good.setCardOverride((c) => ({
+          ...c,
+          description: "Writes release notes and changelogs.",
+        }));
+        const again = await alice.submitCard({ cardUrl: good.cardUrl, visibility: "public" });
+        assert.equal(again["obs:lifecycle"], "pending");
+        await page.goto(`${url}/review/entries/${encodeURIComponent(String(card.identifier))}`);
+        const diff = await page.$eval(
+          "pre.diff",
+          (p) => (p as unknown as { innerText: string }).innerText,
+        );
+        assert.match(
+          diff,
+          /^- {3}"description": "Writes release notes from merged pull requests\.",$/m,
+        );
+        assert.match(diff, /^\+ {3}"description": "Writes release notes and changelogs\.",$/m);
+        assert.match(diff, /^ {4}"name": "Release Notes Writer",$/m, "unchanged lines kept");
+        await page.screenshot({ path: join(SCREENS, "review-card-diff.png"), fullPage: true });
+      });
+
       await t.step("reject an Agent with a reason: rejected, with that reason", async () => {
         await page.goto(`${url}/review/entries/${encodeURIComponent(String(agent.identifier))}`);
         const shown = await text(page);
@@ -235,6 +269,9 @@ Deno.test({
           assert.match(shown, /changed since it was shown to you, so nothing was approved/);
           assert.ok(shown.includes(String(changed["obs:artifactDigest"])), "the new digest shown");
           assert.equal((await rita.entry(String(moving.identifier)))["obs:lifecycle"], "pending");
+          // What the page shows now can be approved.
+          assert.equal(await submit(page, "button.approve"), 200);
+          assert.equal((await rita.entry(String(moving.identifier)))["obs:lifecycle"], "approved");
         },
       );
 
@@ -352,8 +389,8 @@ Deno.test({
             shown,
             /code-reviewer[^\n]*rejected[\s\S]*Reason: Pin the MCP server's version\./,
           );
-          assert.match(shown, /Changing Agent[^\n]*pending review/);
-          assert.match(shown, /Release Notes Writer[^\n]*approved/);
+          assert.match(shown, /Changing Agent[^\n]*approved/);
+          assert.match(shown, /Release Notes Writer[^\n]*pending review/);
           await own.setViewport({ width: 380, height: 800 });
           await own.screenshot({ path: join(SCREENS, "review-own-narrow.png"), fullPage: true });
         } finally {

@@ -63,11 +63,12 @@ export function lineDiff(before: string, after: string): DiffLine[] | undefined 
       i++;
       j++;
     } else if (
-      j < y.length && (i === x.length || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j])
+      i < x.length && (j === y.length || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
     ) {
-      out.push({ op: "+", text: y[j++] });
-    } else {
+      // Removals before additions, as diff and git show them.
       out.push({ op: "-", text: x[i++] });
+    } else {
+      out.push({ op: "+", text: y[j++] });
     }
   }
   for (const text of a.slice(a.length - tail)) out.push({ op: " ", text });
