@@ -398,6 +398,36 @@ Deno.test({
         }
       });
 
+      await t.step(
+        "an Agent's new version shows what changed since the last approved one",
+        async () => {
+          const v121 = await alice.publishAgent({
+            yaml: AGENT_YAML.replace("version: 1.2.0", "version: 1.2.1"),
+            visibility: "public",
+          });
+          await rita.reviewAgent(String(v121.identifier), {
+            action: "approve",
+            digest: String(v121["obs:artifactDigest"]),
+          });
+          const v130 = await alice.publishAgent({
+            yaml: AGENT_YAML.replace("version: 1.2.0", "version: 1.3.0")
+              .replace("You are a senior code reviewer.", "You are a careful code reviewer."),
+            visibility: "public",
+          });
+          await page.goto(`${url}/review/entries/${encodeURIComponent(String(v130.identifier))}`);
+          const diff = await page.$eval(
+            "pre.diff",
+            (p) => (p as unknown as { innerText: string }).innerText,
+          );
+          assert.match(await text(page), /Changes since version 1\.2\.1, the last approved/);
+          assert.match(diff, /^- {3}"prompt": "You are a senior code reviewer\./m);
+          assert.match(diff, /^\+ {3}"prompt": "You are a careful code reviewer\./m);
+          assert.match(diff, /^- {3}"version": "1\.2\.1"/m);
+          assert.match(diff, /^\+ {3}"version": "1\.3\.0"/m);
+          await page.screenshot({ path: join(SCREENS, "review-agent-diff.png"), fullPage: true });
+        },
+      );
+
       await t.step("sign-out ends the session", async () => {
         await page.goto(url);
         assert.equal(await submit(page, "header button[type=submit]"), 200);

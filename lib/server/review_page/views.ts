@@ -11,7 +11,7 @@ import type { AgentReview } from "../agents.ts";
 import type { EntryRow } from "../entries.ts";
 import type { Viewer } from "../identity.ts";
 import { Html, html } from "./html.ts";
-import { canonicalJson, lineDiff } from "./line_diff.ts";
+import { canonicalJson, type DiffLine, lineDiff } from "./line_diff.ts";
 
 const STATE_WORDS: Record<string, string> = {
   pending: "pending review",
@@ -140,12 +140,40 @@ function diffView(before: unknown, after: unknown, label: string): Html {
   return html`
     <h2>Changes since ${label}</h2>
     <pre class="diff"
-      aria-label="Lines removed start with a minus, lines added with a plus">${lines.map((l) =>
-        html`<span class="${
-          l.op === "+" ? "add" : l.op === "-" ? "del" : "same"
-        }">${l.op} ${l.text}</span>`
-      )}</pre>
+      aria-label="Lines removed start with a minus, lines added with a plus">${withContext(lines)
+        .map((l) =>
+          typeof l === "number"
+            ? html`<span class="same">  … ${l} unchanged lines</span>`
+            : html`<span class="${
+              l.op === "+" ? "add" : l.op === "-" ? "del" : "same"
+            }">${l.op} ${l.text}</span>`
+        )}</pre>
   `;
+}
+
+/** Lines kept around each change. */
+const CONTEXT = 3;
+
+/** The changed lines with a few around each; a longer unchanged run becomes its length. */
+function withContext(lines: DiffLine[]): Array<DiffLine | number> {
+  const near = new Array<boolean>(lines.length).fill(false);
+  lines.forEach((l, i) => {
+    if (l.op === " ") return;
+    for (let k = Math.max(0, i - CONTEXT); k <= Math.min(lines.length - 1, i + CONTEXT); k++) {
+      near[k] = true;
+    }
+  });
+  const out: Array<DiffLine | number> = [];
+  let hidden = 0;
+  lines.forEach((l, i) => {
+    if (near[i]) {
+      if (hidden) out.push(hidden);
+      hidden = 0;
+      out.push(l);
+    } else hidden++;
+  });
+  if (hidden) out.push(hidden);
+  return out;
 }
 
 function cardSections(row: EntryRow, doc: Record<string, unknown>): Html {
