@@ -35,7 +35,7 @@ const HOSTILE_SKILL = `<img src=x onerror=alert(4)> skill`;
 const HOSTILE_EXAMPLE = `'><script>alert(5)</script>`;
 const HOSTILE_TAG = `<b onmouseover=alert(6)>tag</b>`;
 
-if (!existsSync(CHROMIUM)) {
+if (!existsSync(CHROMIUM) && !IN_CI) {
   console.error(`review_page_test: skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 }
 
