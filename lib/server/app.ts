@@ -1,8 +1,9 @@
 /**
  * The embedded registry as a Hono app: the ARD discovery API, governed A2A imports,
- * registry Agents with per-harness install, and identity administration. The same app is
- * served over HTTP (`observal registry serve`) or called in process (lib/server/embedded.ts,
- * for every call it does not answer directly).
+ * registry Agents with per-harness install, and identity administration, each route group
+ * in its own module. The same app is served over HTTP (`observal registry serve`, which
+ * also serves the reviewers' page at `/`, lib/server/review_page/) or called in process
+ * (lib/server/embedded.ts, for every call it does not answer directly).
  *
  * Routes that publish, install or import load their modules (agent files, harness
  * renderers, card fetching) on their first request, so a process that only searches, as
