@@ -189,4 +189,18 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX rate_windows_start ON rate_windows(bucket, start);
   `,
+  `
+  -- The review page's sign-ins. The session id is stored hashed (a leaked database does not
+  -- hand out sessions) beside the key it was opened with, so revoking that key ends it.
+  -- csrf is the token every form of the session carries; expires_at is in ms since the epoch.
+  CREATE TABLE review_sessions (
+    id_hash TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL,
+    csrf TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX review_sessions_expiry ON review_sessions(expires_at);
+  -- What a reviewer last approved, so the next review shows what changed since.
+  ALTER TABLE entries ADD COLUMN approved_doc TEXT;
+  `,
 ];

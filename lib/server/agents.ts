@@ -11,7 +11,9 @@ import {
   installResponse,
   normalizeHarness,
   parseAgentYaml,
+  renderInstall,
 } from "../harness/mod.ts";
+import { HARNESS_KEYS } from "../harness/keys.ts";
 import { transaction } from "../sqlite/mod.ts";
 import {
   AGENT_MEDIA_TYPE,
@@ -303,4 +305,56 @@ export function installAgent(
       command: [...state.delegationCommand],
     },
   });
+}
+
+/** What a reviewer of a registry Agent is shown beyond its entry: see {@linkcode agentReview}. */
+export interface AgentReview {
+  definition: AgentDefinition;
+  /** The definition of the newest approved version other than this one, if any. */
+  previous?: { version: string; definition: AgentDefinition };
+  /** The files an install writes, per harness it can be installed for. */
+  files: Array<{ harness: string; paths: string[] }>;
+}
+
+/** The current definition of `row` (a registry Agent), the last approved one, its files. */
+export function agentReview(state: RegistryState, row: EntryRow): AgentReview {
+  const versions = state.db.prepare(
+    "SELECT * FROM agent_versions WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC",
+  ).all(row.id) as unknown as VersionRow[];
+  const current = versions.find((v) => v.version === row.version) ?? versions[0];
+  const definition = JSON.parse(current.definition) as AgentDefinition;
+  const approved = versions.find((v) => v.lifecycle === "approved" && v !== current);
+  const files: AgentReview["files"] = [];
+  const harnesses = definition.supported_harnesses.length
+    ? definition.supported_harnesses
+    : HARNESS_KEYS;
+  for (const harness of harnesses) {
+    for (const scope of ["project", "user"] as const) {
+      try {
+        const { config_snippet: s } = renderInstall({
+          agent: { id: row.id, name: definition.name, version: definition.version, definition },
+          harness,
+          scope,
+          delegation: { enabled: false, command: [...state.delegationCommand] },
+        });
+        const mcp = s.mcp_config;
+        const paths = [
+          s.agent_profile?.path,
+          typeof mcp?.path === "string" ? mcp.path : undefined,
+          ...(s.skills ?? []).map((f) => f.path),
+        ].filter((p): p is string => typeof p === "string");
+        files.push({ harness, paths });
+        break;
+      } catch {
+        // This harness has no such scope (or cannot take the agent): try the next.
+      }
+    }
+  }
+  return {
+    definition,
+    previous: approved
+      ? { version: approved.version, definition: JSON.parse(approved.definition) }
+      : undefined,
+    files,
+  };
 }

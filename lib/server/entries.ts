@@ -33,6 +33,8 @@ export interface EntryRow {
   search_queries: string;
   search_capabilities: string;
   doc: string;
+  /** The document as last approved (JSON text), null when never approved. */
+  approved_doc: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -53,7 +53,8 @@ export interface TeamRow {
 
 // node:crypto loads only when an API key is hashed or issued: the embedded registry's own
 // caller uses no key.
-function hashKey(key: string): string {
+/** The SHA-256 of an API key, as `api_keys.key_hash` stores it. */
+export function hashKey(key: string): string {
   return nodeCrypto().createHash("sha256").update(key).digest("hex");
 }
 
@@ -74,7 +75,8 @@ export function localAdmin(db: DatabaseSync, now: string): Viewer {
   return viewerFor(db, row);
 }
 
-function viewerFor(db: DatabaseSync, user: UserRow): Viewer {
+/** The viewer a user is, with their team roles. */
+export function viewerFor(db: DatabaseSync, user: UserRow): Viewer {
   const teams = new Map<string, TeamRole>();
   const rows = db.prepare("SELECT team_id, role FROM team_members WHERE user_id = ?").all(
     user.id,

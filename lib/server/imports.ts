@@ -314,12 +314,11 @@ export function reviewEntry(
     else delete doc["obs:reviewNote"];
     const now = isoSeconds(state.clock.now());
     doc.updatedAt = now;
-    db.prepare("UPDATE entries SET lifecycle = ?, doc = ?, updated_at = ? WHERE id = ?").run(
-      lifecycle,
-      JSON.stringify(doc),
-      now,
-      row.id,
-    );
+    // The approved document is kept: the next review of this entry shows what changed.
+    db.prepare(
+      `UPDATE entries SET lifecycle = ?, doc = ?, updated_at = ?,
+         approved_doc = CASE WHEN ? = 'approved' THEN ? ELSE approved_doc END WHERE id = ?`,
+    ).run(lifecycle, JSON.stringify(doc), now, lifecycle, JSON.stringify(doc), row.id);
     return fullDocument(loadEntry(db, row.identifier)!);
   });
 }

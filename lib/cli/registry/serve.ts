@@ -23,6 +23,8 @@ export const serveCommand: Command = {
   },
   details: `Callers authenticate with API keys (\`observal registry user add\` prints one).
 The first line on stdout is \`listening <url>\`; stop with Ctrl-C.
+Reviewers open <url>/ in a browser: they sign in with their key, see what waits for their
+review, and approve or reject it there.
 This serves plain HTTP: to reach it from other machines, keep it on 127.0.0.1 behind a
 TLS-terminating reverse proxy and list the proxy's address in deployment.trusted_proxies,
 so rate limits apply per client rather than to the proxy.`,
