@@ -42,6 +42,20 @@ export const SignatureStatusSchema = z.lazy(() =>
 );
 
 /**
+ * The signature state of an imported card, in words: `verified (key K)`, `unsigned`, or the
+ * raw value for a state this client does not know.
+ */
+export function signatureWords(signature: unknown): string | undefined {
+  if (signature === undefined || signature === null) return undefined;
+  const s = signature as { status?: unknown; keyId?: unknown };
+  if (s.status === "none") return "unsigned";
+  if (s.status === "verified") {
+    return typeof s.keyId === "string" && s.keyId ? `verified (key ${s.keyId})` : "verified";
+  }
+  return JSON.stringify(signature);
+}
+
+/**
  * The stored ARD document of an imported card (built when first used: only tests and
  * tools that check a stored document parse one).
  */

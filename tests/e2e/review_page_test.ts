@@ -203,7 +203,7 @@ Deno.test({
         assert.ok(shown.includes(String(card["obs:artifactDigest"])), "the digest is shown");
         assert.match(shown, /Write the notes for v2\.1/);
         assert.match(shown, /JSONRPC/);
-        assert.match(shown, /Signature/);
+        assert.match(shown, /Signature\s+unsigned/);
         await page.screenshot({ path: join(SCREENS, "review-card.png"), fullPage: true });
         await page.setViewport({ width: 380, height: 800 });
         await page.screenshot({ path: join(SCREENS, "review-card-narrow.png"), fullPage: true });

@@ -112,17 +112,3 @@ export function printFields(ctx: Context, fields: ReadonlyArray<[string, unknown
     say(ctx, `${`${label}:`.padEnd(width)}${text}`);
   }
 }
-
-/**
- * The signature state of an imported card, in words: `verified (key K)`, `unsigned`, or the
- * raw value for a state this client does not know.
- */
-export function signatureWords(signature: unknown): string | undefined {
-  if (signature === undefined || signature === null) return undefined;
-  const s = signature as { status?: unknown; keyId?: unknown };
-  if (s.status === "none") return "unsigned";
-  if (s.status === "verified") {
-    return typeof s.keyId === "string" && s.keyId ? `verified (key ${s.keyId})` : "verified";
-  }
-  return JSON.stringify(signature);
-}

@@ -6,7 +6,8 @@ import { HARNESS_LIST, harnessFlag } from "../agent/harness_flag.ts";
 import { choice, type Command, int, str } from "../command.ts";
 import { note, paint, printJson, printList, printTable, say } from "../output.ts";
 import { anonymousHint } from "../open_registry_client.ts";
-import { entryItem, printFields, signatureWords, stateColor, stateWords } from "./entry_item.ts";
+import { signatureWords } from "../../a2a/ard_document.ts";
+import { entryItem, printFields, stateColor, stateWords } from "./entry_item.ts";
 import { clip, withClient } from "./_client.ts";
 
 const TYPES = {

@@ -6,6 +6,7 @@
  */
 import type { AgentCard } from "../../a2a/card.ts";
 import { cardInterfaces } from "../../a2a/interfaces.ts";
+import { signatureWords } from "../../a2a/ard_document.ts";
 import type { AgentDefinition } from "../../harness/agent_definition.ts";
 import type { AgentReview } from "../agents.ts";
 import type { EntryRow } from "../entries.ts";
@@ -180,7 +181,6 @@ function cardSections(row: EntryRow, doc: Record<string, unknown>): Html {
   const card = (doc["obs:agentCard"] ?? {}) as AgentCard & Record<string, unknown>;
   const interfaces = cardInterfaces(card);
   const pinned = doc["obs:a2aInterface"] as { url?: string } | undefined;
-  const signature = (doc["obs:signature"] ?? { status: "none" }) as Record<string, unknown>;
   const skills = Array.isArray(card.skills) ? card.skills : [];
   const provider = card.provider as { organization?: string; url?: string } | undefined;
   const approved = row.approved_doc
@@ -256,7 +256,7 @@ ${
       : ""
   }
 <h2>Signature</h2>
-${dl(Object.entries(signature).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]))}
+<p>${signatureWords(doc["obs:signature"] ?? { status: "none" })}</p>
 ${diffView(approved, card, "the last approval")}
 <details><summary>The whole card as fetched</summary>${json(card)}</details>`;
 }
