@@ -168,16 +168,21 @@ export async function startTask(
     const sessionDir = choice.key === "pi"
       ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
       : undefined;
-    const net = workerNet(s.deps);
-    perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
+    let resumeDir: string | undefined;
     if (options.resume) {
       const session = await resumeOrNot(options.resume, choice.key, ctx.env);
-      if ("sessionId" in session) kindMeta.resumeSessionId = session.sessionId;
-      else {
+      if ("sessionId" in session) {
+        kindMeta.resumeSessionId = session.sessionId;
+        // The worker looks for the session again before the harness starts.
+        resumeDir = (await import("../harness/facts/mod.ts")).sessionRoot(choice.key, ctx.env);
+      } else {
         kindMeta.newSessionReason = session.reason;
         told = options.resume.fresh;
       }
     }
+    const net = workerNet(s.deps);
+    perms = (fence) =>
+      localPermissions(ctx, { ...choice, sandbox, sessionDir, resumeDir }, net, fence);
   }
   // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
   options.signal?.throwIfAborted();

@@ -51,13 +51,13 @@ function folder(env: Env, variable: string, fallback: string): string {
 
 /** Claude Code: `<config dir>/projects/<cwd as a name>/<id>.jsonl`, for any cwd. */
 function claudeSession(env: Env, id: string): string | undefined {
-  const projects = join(folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects");
+  const projects = sessionRoot("claude-code", env)!;
   return entries(projects).map((p) => join(projects, p, `${id}.jsonl`)).find(isFile);
 }
 
 /** Codex: `<CODEX_HOME>/sessions/<yyyy>/<mm>/<dd>/rollout-<time>-<id>.jsonl`. */
 function codexSession(env: Env, id: string): string | undefined {
-  const root = join(folder(env, "CODEX_HOME", ".codex"), "sessions");
+  const root = sessionRoot("codex", env)!;
   const suffix = `-${id}.jsonl`;
   // Newest first: a resumed session was most likely started recently.
   const down = (dir: string) => entries(dir).sort().reverse().map((e) => join(dir, e));
@@ -83,6 +83,19 @@ function piSession(env: Env, id: string): string | undefined {
     const found = here(join(root, sub));
     if (found && isFile(join(root, sub, found))) return join(root, sub, found);
   }
+  return undefined;
+}
+
+/**
+ * The folder a harness's sessions are looked for under (what a run that resumes one must
+ * be able to read), or undefined for a harness that cannot resume.
+ */
+export function sessionRoot(harness: HarnessKey, env: Env): string | undefined {
+  if (harness === "claude-code") {
+    return join(folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects");
+  }
+  if (harness === "codex") return join(folder(env, "CODEX_HOME", ".codex"), "sessions");
+  if (harness === "pi") return piSessionRoot(env);
   return undefined;
 }
 
