@@ -116,6 +116,13 @@ export const ObservalTaskMetaSchema = z.looseObject({
   workspace: z.string().optional(),
   agentName: z.string().optional(),
   childSessionId: z.string().optional(),
+  /**
+   * The harness session this run resumes (an earlier run's, in the same harness), instead
+   * of starting a new one.
+   */
+  resumeSessionId: z.string().optional(),
+  /** Why the run starts a new harness session where one was asked to be resumed. */
+  newSessionReason: z.string().optional(),
   childPid: z.number().int().optional(),
   /** The child's start-time token, so a reused pid is never mistaken for it. */
   childStartTime: z.string().optional(),

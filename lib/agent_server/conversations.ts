@@ -1,8 +1,9 @@
 /**
  * What a served Agent remembers of a conversation (an A2A `contextId`), so that a
- * follow-up message continues on top of the earlier runs' changes: the tree the first run
- * started from (the caller's repository state, when it sent one) and each run's brief,
- * answer and patch. Kept on disk under the server's private folder, bounded in number
+ * follow-up message continues on top of the earlier runs' changes, in the harness session
+ * the last run left where the harness can resume it: the tree the first run started from
+ * (the caller's repository state, when it sent one) and each run's brief, answer, patch,
+ * harness and session. Kept on disk under the server's private folder, bounded in number
  * and in age; a restarted server starts with none.
  * @module
  */
@@ -23,6 +24,9 @@ export interface Turn {
   answer: string;
   /** Its patch's file, when it changed anything. */
   patch?: string;
+  /** The harness it ran in, and the session it left there. */
+  harness?: string;
+  sessionId?: string;
 }
 
 /** A conversation as remembered. */
@@ -84,7 +88,15 @@ export class Conversations {
    */
   record(
     contextId: string,
-    run: { base?: WireRepoState; newBase: boolean; brief: string; answer: string; patch?: string },
+    run: {
+      base?: WireRepoState;
+      newBase: boolean;
+      brief: string;
+      answer: string;
+      patch?: string;
+      harness?: string;
+      sessionId?: string;
+    },
   ): void {
     this.#expire();
     let kept = this.#kept.get(contextId);
@@ -99,6 +111,8 @@ export class Conversations {
     const turn: Turn = {
       brief: run.brief.slice(0, RECALL_CHARS),
       answer: run.answer.slice(0, RECALL_CHARS),
+      harness: run.harness,
+      sessionId: run.sessionId,
     };
     if (run.patch) {
       turn.patch = join(kept.folder, `run-${crypto.randomUUID()}.diff`);
@@ -161,4 +175,20 @@ export function followUpBrief(turns: readonly Turn[], brief: string): string {
   ).join("\n\n");
   return `This continues an earlier conversation. The changes you made then are already in ` +
     `the working tree.\n\n${earlier}\n\nThe new request:\n${brief}`;
+}
+
+/**
+ * The brief a follow-up run gets when it resumes the harness's session: the new message
+ * only, since the session holds the earlier requests and answers in full; and where its
+ * files are, since each run works in a new copy (at a new path).
+ *
+ * @param stateSent whether the message sent a repository state of its own
+ */
+export function resumedBrief(brief: string, stateSent: boolean): string {
+  const tree = stateSent
+    ? "The working directory now holds the repository as the caller sent it with this " +
+      "message, which may differ from where you left it."
+    : "The working directory is a new copy, perhaps at a new path: use its files, not " +
+      "the earlier paths. The changes you made before are already in it.";
+  return `This continues our conversation. ${tree}\n\nThe new request:\n${brief}`;
 }

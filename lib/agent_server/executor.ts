@@ -28,7 +28,13 @@ import {
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { captureRepoState, restoreRepoState } from "../workspace/mod.ts";
-import { type Conversation, type Conversations, followUpBrief } from "./conversations.ts";
+import {
+  type Conversation,
+  type Conversations,
+  followUpBrief,
+  resumedBrief,
+} from "./conversations.ts";
+import { getHarness, normalizeHarness } from "../harness/facts/mod.ts";
 import type { DelegationService } from "../delegation/mod.ts";
 import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
 
@@ -154,6 +160,24 @@ async function servedBase(agent: ServedAgent, signal: AbortSignal): Promise<Wire
     signal,
   });
   return captured ? { ...captured.state, path: "" } : { path: "" };
+}
+
+/**
+ * What a follow-up's run does with the harness's session: resumes the last run's, or
+ * starts a new one and why (undefined for a first run).
+ */
+function sessionText(task: Task): string | undefined {
+  const meta = task.metadata.observal;
+  if (meta.resumeSessionId) {
+    const name = meta.harness ? getHarness(normalizeHarness(meta.harness)).display_name : "";
+    return `The run resumes ${name} session ${meta.resumeSessionId}, which holds what was ` +
+      "asked and answered before.";
+  }
+  if (meta.newSessionReason) {
+    return `The run starts a new session: ${meta.newSessionReason}. It is told what was ` +
+      "asked and answered before.";
+  }
+  return undefined;
 }
 
 /** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
@@ -322,16 +346,14 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     }
     const conversation = agent.conversations.get(conversationKey(request));
     if (conversation) {
+      const n = conversation.turns.length;
       bus.publish(ownStatusEvent(
         taskId,
         contextId,
         "TASK_STATE_SUBMITTED",
         `This continues the conversation: the run starts from ${
           state ? "the repository state sent now" : "where the earlier runs left the tree"
-        } (${conversation.turns.length} earlier run${
-          conversation.turns.length === 1 ? "" : "s"
-        }) in a new session of the harness, which is told what was asked and answered before ` +
-          "(no harness session is resumed).",
+        } (${n} earlier run${n === 1 ? "" : "s"}).`,
       ));
     }
     if (state) held.taken++;
@@ -387,9 +409,18 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
             signal: stop,
           });
         }
-        const told = conversation ? followUpBrief(conversation.turns, brief) : brief;
+        // The last run's session is resumed where its harness can; otherwise the new
+        // session is told what was asked and answered before.
+        const last = conversation?.turns.at(-1);
+        const resume = last && {
+          harness: last.harness ?? "",
+          sessionId: last.sessionId,
+          fresh: followUpBrief(conversation!.turns, brief),
+        };
+        const told = resume ? resumedBrief(brief, state !== undefined) : brief;
         // Canceled while the Agent is looked up: no task is made.
         started = await service.start(agent.identifier, told, {
+          resume,
           caller: service.caller(),
           waitSeconds: 0,
           signal: stop,
@@ -408,6 +439,10 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         );
       }
       running.set(taskId, started.id);
+      const session = sessionText(started);
+      if (session) {
+        bus.publish(ownStatusEvent(taskId, contextId, "TASK_STATE_SUBMITTED", session));
+      }
       // A cancel (or the server's stop) that came while the task was being made finds it
       // only now.
       if (canceled.signal.aborted || closing) await service.cancel(started.id).catch(() => {});
@@ -440,6 +475,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           brief,
           answer: artifactText(last, "result"),
           patch: artifactText(last, "changes.patch") || undefined,
+          harness: last.metadata.observal.harness,
+          sessionId: last.metadata.observal.childSessionId,
         });
       }
       bus.publish(statusEvent(taskId, contextId, last));

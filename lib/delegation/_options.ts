@@ -43,6 +43,12 @@ export interface StartOptions {
    */
   pin?: { identifier: string; version?: string; digest?: string };
   /**
+   * Continue this harness session of an earlier run (a served Agent's follow-up) when the
+   * run uses the same harness and can resume it; otherwise the run starts a new session
+   * told `fresh` instead of the message, and the task says why (`newSessionReason`).
+   */
+  resume?: { harness: string; sessionId?: string; fresh: string };
+  /**
    * Send the caller's repository state with the brief to a remote agent that takes it
    * (the repository-state extension). @default true
    */

@@ -6,7 +6,8 @@
 import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { declaredRepoState, MAX_REPO_STATE_BYTES, type WireRepoState } from "../a2a/repo_state.ts";
 import type { Task } from "../a2a/tasks/mod.ts";
-import { isoSeconds, ObservalError, type SelfPermissions } from "../core/mod.ts";
+import { type Env, isoSeconds, ObservalError, type SelfPermissions } from "../core/mod.ts";
+import type { HarnessKey } from "../harness/facts/mod.ts";
 import { pinnedEndpoint } from "../registry/mod.ts";
 import { DEFAULT_MAX_DEPTH } from "./caller.ts";
 import { resolveAgent } from "./_find.ts";
@@ -70,6 +71,9 @@ export async function startTask(
   const since = options.since ?? ctx.clock.now();
   const caller = options.caller;
   checkMessage(message);
+  /** What the child is told: the message, or a resume's `fresh` brief in a new session. */
+  let told = message;
+  if (options.resume) checkMessage(options.resume.fresh);
   checkDepth(caller);
   if (caller.parentTaskId) checkBreadth(store.countChildren(caller.parentTaskId));
   const found = await resolveAgent(s.deps, ref, options.signal);
@@ -91,6 +95,7 @@ export async function startTask(
   // What the worker may touch, once its task folder is known.
   let perms: (fence: WorkerFence) => SelfPermissions;
   if (isA2a) {
+    if (options.resume) told = options.resume.fresh;
     if (options.harness) {
       throw new ObservalError("INVALID_ARGUMENT", "--harness applies to registry agents only", {
         remediation: `${name} is a remote agent; drop --harness`,
@@ -163,8 +168,21 @@ export async function startTask(
     const sessionDir = choice.key === "pi"
       ? (await import("../harness/facts/mod.ts")).piSessionRoot(ctx.env)
       : undefined;
+    let resumeDir: string | undefined;
+    if (options.resume) {
+      const session = await resumeOrNot(options.resume, choice.key, ctx.env);
+      if ("sessionId" in session) {
+        kindMeta.resumeSessionId = session.sessionId;
+        // The worker looks for the session again before the harness starts.
+        resumeDir = (await import("../harness/facts/mod.ts")).sessionRoot(choice.key, ctx.env);
+      } else {
+        kindMeta.newSessionReason = session.reason;
+        told = options.resume.fresh;
+      }
+    }
     const net = workerNet(s.deps);
-    perms = (fence) => localPermissions(ctx, { ...choice, sandbox, sessionDir }, net, fence);
+    perms = (fence) =>
+      localPermissions(ctx, { ...choice, sandbox, sessionDir, resumeDir }, net, fence);
   }
   // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
   options.signal?.throwIfAborted();
@@ -195,7 +213,7 @@ export async function startTask(
     id,
     contextId,
     status: { state: "TASK_STATE_SUBMITTED", timestamp: isoSeconds(now) },
-    history: [userMessage(message, id, contextId)],
+    history: [userMessage(told, id, contextId)],
     artifacts: [],
     metadata: { observal: meta as Task["metadata"]["observal"] },
   };
@@ -236,4 +254,28 @@ export async function startTask(
   } catch (err) {
     throw startedAnyway(err, id);
   }
+}
+
+/** The earlier session the run resumes, or why it starts a new one. */
+async function resumeOrNot(
+  resume: NonNullable<StartOptions["resume"]>,
+  harness: HarnessKey,
+  env: Env,
+): Promise<{ sessionId: string } | { reason: string }> {
+  const { getHarness, normalizeHarness, resumableSession } = await import(
+    "../harness/facts/mod.ts"
+  );
+  const name = getHarness(harness).display_name;
+  let before: HarnessKey | undefined;
+  try {
+    before = normalizeHarness(resume.harness);
+  } catch {
+    before = undefined;
+  }
+  if (!before) return { reason: "the earlier run's harness is not known" };
+  if (before !== harness) {
+    return { reason: `this run uses ${name}, the earlier one ${getHarness(before).display_name}` };
+  }
+  if (!resume.sessionId) return { reason: `${name} named no session in the earlier run` };
+  return resumableSession(harness, resume.sessionId, env);
 }

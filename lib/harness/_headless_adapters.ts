@@ -66,8 +66,9 @@ const claudeCode: HeadlessAdapter = {
       // every other tool call (curl, anything outside the workspace) that is not allowed.
       "--permission-mode",
       "acceptEdits",
-      "--session-id",
-      r.sessionId,
+      // A resumed session keeps its id (and is found under any project folder, so the new
+      // copy's path does not matter).
+      ...(r.resume ? ["--resume", r.resume.sessionId] : ["--session-id", r.sessionId]),
       "--mcp-config",
       mcpConfig,
       "--strict-mcp-config",
@@ -81,7 +82,7 @@ const claudeCode: HeadlessAdapter = {
         path: mcpConfig,
         content: `${JSON.stringify({ mcpServers: r.mcpServers }, null, 2)}\n`,
       }],
-      sessionId: r.sessionId,
+      sessionId: r.resume?.sessionId ?? r.sessionId,
     };
   },
   parse: (output, plan) => resultJson(output, plan.sessionId),
@@ -162,6 +163,8 @@ const codex: HeadlessAdapter = {
         "-c",
         "sandbox_workspace_write.exclude_tmpdir_env_var=true",
         ...mcp,
+        // `exec resume` takes the same options before it, and works in --cd (the new copy).
+        ...(r.resume ? ["resume", r.resume.sessionId] : []),
         "--",
         inlinePrompt(r.agentName, r.instructions, r.message),
       ],
@@ -172,12 +175,14 @@ const codex: HeadlessAdapter = {
       // while the turn still ends well. The scratch folder holds no CODEX_HOME.
       env: { TMPDIR: r.scratch },
       outputFile: last,
+      sessionId: r.resume?.sessionId,
     };
   },
-  parse(output) {
+  parse(output, plan) {
     const events = jsonLines(output.stdout);
     // Codex has no flag to choose the session; the first event names it.
-    const sessionId = str(events.find((e) => e.type === "thread.started")?.thread_id);
+    const sessionId = str(events.find((e) => e.type === "thread.started")?.thread_id) ??
+      plan.sessionId;
     const said = events.filter((e) =>
       e.type === "item.completed" && (e.item as Json | undefined)?.type === "agent_message"
     ).map((e) => str((e.item as Json).text) ?? "");
@@ -323,6 +328,15 @@ const pi: HeadlessAdapter = {
     // Pi has no session-id flag, but it continues a session file it is given: one we
     // write with our id in its header makes that id the session's. It goes where Pi keeps
     // its sessions, named as Pi names them, so the transcript outlives the copy.
+    if (r.resume) {
+      // Pi continues the session file it is given, where it was left.
+      return {
+        argv: [r.binary, "-p", "--mode", "json", "--session", r.resume.file],
+        stdin: inlinePrompt(r.agentName, r.instructions, r.message),
+        files: [],
+        sessionId: r.resume.sessionId,
+      };
+    }
     const now = r.now ?? new Date();
     const session = piSessionFile(r.env ?? {}, r.workdir, r.sessionId, now);
     const header = {

@@ -8,6 +8,7 @@ import { hostPlatform } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { StdioMcpEntry } from "./config_snippet.ts";
 import { ADAPTERS } from "./_headless_adapters.ts";
+import { RESUMABLE_HARNESSES, type ResumableSession } from "./resume_session.ts";
 import { getHarness, type HarnessKey, headlessHarnesses } from "./registry.ts";
 
 /** Everything a headless run is planned from. */
@@ -27,6 +28,11 @@ export interface HeadlessRequest {
   scratch: string;
   /** A fresh id for harnesses that let us choose the session id. */
   sessionId: string;
+  /**
+   * An earlier session to continue instead of starting one (see `resumableSession`): only
+   * for the harnesses it finds sessions of.
+   */
+  resume?: ResumableSession;
   /** The agent's MCP servers (and observal-agents), as the install rendered them. */
   mcpServers: Record<string, StdioMcpEntry>;
   /** The child's environment (the adapter may extend a setting it already carries). */
@@ -116,10 +122,18 @@ export function headlessAdapter(harness: HarnessKey): HeadlessAdapter {
  * Plans the run and checks its command line fits: the task rides on argv for most
  * harnesses, and an OS limit would otherwise fail the spawn with a cryptic error.
  *
- * @throws {ObservalError} FAILED_PRECONDITION for a harness with no headless mode, or a
- *   task too long for its command line
+ * @throws {ObservalError} FAILED_PRECONDITION for a harness with no headless mode, a
+ *   resume for a harness that cannot resume, or a task too long for its command line
  */
 export function planHeadlessRun(request: HeadlessRequest): HeadlessPlan {
+  if (request.resume && !RESUMABLE_HARNESSES.includes(request.harness)) {
+    // Its adapter would start a new session while the caller believes it resumed one.
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      `${getHarness(request.harness).display_name} cannot resume a session`,
+      { remediation: "Start a new session instead", resource: request.harness },
+    );
+  }
   const plan = headlessAdapter(request.harness).plan(request);
   checkCommandLine(request.harness, plan.argv, request.platform ?? hostPlatform());
   return plan;

@@ -16,6 +16,8 @@ import {
   normalizeHarness,
   parseHeadlessOutput,
   planHeadlessRun,
+  type ResumableSession,
+  resumableSession,
   stripAnsi,
 } from "../harness/mod.ts";
 import { killProcessesIn, processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
@@ -182,6 +184,19 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   observal(deps, id, { agentName: agent.displayName, version: agent.version });
   const baseline = await markBaseline(ws, agent.written);
   const sessionId = randomUUID();
+  // Found again here: the session may have gone since the task was started.
+  let resume: ResumableSession | undefined;
+  if (meta.resumeSessionId) {
+    const found = resumableSession(harness, meta.resumeSessionId, ctx.env);
+    if ("file" in found) resume = found;
+    else {
+      // Its brief was written for the session it meant to resume: the new one has only it.
+      observal(deps, id, {
+        resumeSessionId: undefined,
+        newSessionReason: `${found.reason} (it went after the task started)`,
+      });
+    }
+  }
   const plan = planHeadlessRun({
     harness,
     binary: option.binary,
@@ -191,6 +206,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     workdir: ws.path,
     scratch: ws.scratch,
     sessionId,
+    resume,
     mcpServers: agent.servers,
     env: ctx.env,
     now: ctx.clock.now(),
@@ -203,7 +219,13 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
   }
 
-  working(deps, id, `Running ${agent.displayName} in ${facts.display_name}.`);
+  working(
+    deps,
+    id,
+    `Running ${agent.displayName} in ${facts.display_name}${
+      resume ? `, resuming session ${resume.sessionId}` : ""
+    }.`,
+  );
   const dir = store.taskDir(id, { create: true });
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
   const env = childEnv(ctx.env, store.require(id), ws.path);

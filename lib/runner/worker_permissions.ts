@@ -81,6 +81,8 @@ export function localPermissions(
     trustDir?: string;
     /** Where the run writes the harness's session file before it starts (Pi's). */
     sessionDir?: string;
+    /** Where the earlier session the run resumes is looked for again, read. */
+    resumeDir?: string;
     sandbox?: LocalSandbox;
   },
   net: string[],
@@ -92,6 +94,7 @@ export function localPermissions(
   const read = [...files.read, workspaces, ...repositoryPaths(ctx.cwd), binary];
   // Pi's trust is checked again when the run starts.
   if (harness.trustDir) read.push(harness.trustDir);
+  if (harness.resumeDir) read.push(harness.resumeDir);
   // kill(1) stops the child's whole process group when a scoped permission cannot; the
   // others read a child's start time, which tells it from a later process with its pid.
   const run = ["git", binary, "kill"];

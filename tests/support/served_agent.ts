@@ -33,13 +33,14 @@ export interface Served {
  *
  * @param pg the playground (its home, repository and PATH)
  * @param extra more flags for `a2a serve`
- * @param options `enter`: an argv prefix to run it under, e.g. to join a network namespace
+ * @param options `enter`: an argv prefix to run it under, e.g. to join a network namespace;
+ *   `harness`: false to let each run choose its harness
  * @returns the server once it listens
  */
 export async function serve(
   pg: LocalPlayground,
   extra: string[] = [],
-  options: { enter?: string[] } = {},
+  options: { enter?: string[]; harness?: false } = {},
 ): Promise<Served> {
   const argv = [
     ...options.enter ?? [],
@@ -55,8 +56,7 @@ export async function serve(
     pg.repo,
     "--port",
     "0",
-    "--harness",
-    "claude-code",
+    ...options.harness === false ? [] : ["--harness", "claude-code"],
     ...extra,
   ];
   const child = spawn(argv[0], argv.slice(1), {

@@ -127,7 +127,9 @@ extension the card declares; \`observal delegate run\` does so by default): HEAD
 bundle, leaving out what --repo already has, and its uncommitted work as a patch, each
 checked before use; the run then works on exactly the caller's tree. A message with the
 contextId of an earlier completed task continues on the tree that task left (its
-changes.patch applied), in a new harness session told what was asked and answered before.
+changes.patch applied), resuming the last run's harness session where the harness can
+(Claude Code, Codex, Pi); otherwise in a new session told what was asked and answered
+before, and the status says why.
 
 Streaming (SendStreamingMessage, SubscribeToTask) and push notifications are supported. A
 webhook must be a public https URL, checked like an agent endpoint when it is set and
