@@ -29,6 +29,7 @@ import {
   LOCAL_TIMEOUT_SECONDS,
   localPermissions,
   remotePermissions,
+  saveNewSessionBrief,
   saveRepoState,
   settle,
   userMessage,
@@ -218,6 +219,10 @@ export async function startTask(
     metadata: { observal: meta as Task["metadata"]["observal"] },
   };
   const lock = createTask(s.deps, task, runHere);
+  if (kindMeta.resumeSessionId && options.resume) {
+    // Kept for the worker: the session may go before the run starts.
+    saveNewSessionBrief(store.taskDir(id), options.resume.fresh);
+  }
   if (captured) {
     try {
       saveRepoState(store.taskDir(id), captured.state);

@@ -37,7 +37,7 @@ import { childEnv } from "./child_env.ts";
 import { installAgent } from "./install_agent.ts";
 import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
-import { agentMessage, markChanged, namingLog, settle } from "./task_ops.ts";
+import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
 import { logFile, workerLog } from "./worker_process.ts";
 
 /** How often the worker looks for a cancel request while the child runs. */
@@ -186,11 +186,14 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const sessionId = randomUUID();
   // Found again here: the session may have gone since the task was started.
   let resume: ResumableSession | undefined;
+  let message = (task.history?.[0]?.parts ?? []).map((p) => p.text ?? "").join("\n");
   if (meta.resumeSessionId) {
     const found = resumableSession(harness, meta.resumeSessionId, ctx.env);
     if ("file" in found) resume = found;
     else {
-      // Its brief was written for the session it meant to resume: the new one has only it.
+      // Its brief was written for the session it meant to resume: a new one gets the brief
+      // that recalls the earlier runs, kept for this when the task started.
+      message = readNewSessionBrief(deps.store.taskDir(id));
       observal(deps, id, {
         resumeSessionId: undefined,
         newSessionReason: `${found.reason} (it went after the task started)`,
@@ -202,7 +205,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     binary: option.binary,
     agentName: agent.name,
     instructions: agent.instructions,
-    message: (task.history?.[0]?.parts ?? []).map((p) => p.text ?? "").join("\n"),
+    message,
     workdir: ws.path,
     scratch: ws.scratch,
     sessionId,

@@ -13,7 +13,15 @@
 export { childEnv, passesToChild } from "./child_env.ts";
 export { DEFAULT_MAX_DEPTH, LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 export { ORPHAN_WORKSPACE_MS, type Reaped, reapTask, sweepWorkspaces } from "./reaper.ts";
-export { agentMessage, markChanged, namingLog, settle, userMessage } from "./task_ops.ts";
+export {
+  agentMessage,
+  markChanged,
+  namingLog,
+  readNewSessionBrief,
+  saveNewSessionBrief,
+  settle,
+  userMessage,
+} from "./task_ops.ts";
 export * from "./worker_process.ts";
 export { dropRepoState, loadRepoState, saveRepoState } from "./sent_repo_state.ts";
 export { failedUnexpectedly, type WorkerDeps } from "./worker.ts";

@@ -1,5 +1,5 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
-import { join, writeText } from "../core/system/mod.ts";
+import { join, readText, writeText } from "../core/system/mod.ts";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
@@ -69,4 +69,20 @@ export function settle(
       : {}),
   }));
   return markChanged(store, task);
+}
+
+/**
+ * A task folder's file holding the brief a new session needs when the session a follow-up
+ * meant to resume has gone by the time its run starts (its own brief assumes the session).
+ */
+const NEW_SESSION_BRIEF_FILE = "new-session-brief.txt";
+
+/** Keeps the brief a new session would need, in the task's folder. */
+export function saveNewSessionBrief(taskDir: string, brief: string): void {
+  writeText(join(taskDir, NEW_SESSION_BRIEF_FILE), brief);
+}
+
+/** The brief kept by {@linkcode saveNewSessionBrief}. */
+export function readNewSessionBrief(taskDir: string): string {
+  return readText(join(taskDir, NEW_SESSION_BRIEF_FILE));
 }
