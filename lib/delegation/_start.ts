@@ -175,7 +175,7 @@ export async function startTask(
       if ("sessionId" in session) {
         kindMeta.resumeSessionId = session.sessionId;
         // The worker looks for the session again before the harness starts.
-        resumeDir = (await import("../harness/facts/mod.ts")).sessionRoot(choice.key, ctx.env);
+        resumeDir = (await import("../harness/mod.ts")).sessionRoot(choice.key, ctx.env);
       } else {
         kindMeta.newSessionReason = session.reason;
         told = options.resume.fresh;
@@ -267,9 +267,7 @@ async function resumeOrNot(
   harness: HarnessKey,
   env: Env,
 ): Promise<{ sessionId: string } | { reason: string }> {
-  const { getHarness, normalizeHarness, resumableSession } = await import(
-    "../harness/facts/mod.ts"
-  );
+  const { getHarness, normalizeHarness, resumableSession } = await import("../harness/mod.ts");
   const name = getHarness(harness).display_name;
   let before: HarnessKey | undefined;
   try {

@@ -8,7 +8,7 @@ import { hostPlatform } from "../core/system/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { StdioMcpEntry } from "./config_snippet.ts";
 import { ADAPTERS } from "./_headless_adapters.ts";
-import { RESUMABLE_HARNESSES, type ResumableSession } from "./resume_session.ts";
+import { RESUMABLE_HARNESSES, type ResumableSession } from "./resumable.ts";
 import { getHarness, type HarnessKey, headlessHarnesses } from "./registry.ts";
 
 /** Everything a headless run is planned from. */

@@ -21,6 +21,7 @@
 // The light door (facts, snippets, headless plans, schemas), the harness registry file's
 // schema, and what needs the renderer.
 export * from "./facts/mod.ts";
+export { resumableSession, sessionRoot } from "./resume_session.ts";
 export {
   CapabilitySchema,
   HarnessFactsSchema,

@@ -4,7 +4,8 @@
  * transcript lives outside the copy, in the harness's own state folder: Claude Code
  * (`--resume`, found under any project folder), Codex (`exec resume`) and Pi (`--session`
  * with the file) were each verified with the CLI at the version the tests pin. The others
- * start a new session.
+ * start a new session. It reads the file system (node:fs), so it sits behind the full door,
+ * `mod.ts`; the light door has only `resumable.ts`.
  * @module
  */
 import { readdirSync, statSync } from "node:fs";
@@ -12,15 +13,7 @@ import type { Env } from "../core/mod.ts";
 import { isAbsolute, join, resolve } from "../core/system/mod.ts";
 import { piSessionRoot } from "./pi_session.ts";
 import { getHarness, type HarnessKey } from "./registry.ts";
-
-/** The harnesses whose sessions a later run resumes. */
-export const RESUMABLE_HARNESSES: readonly HarnessKey[] = ["claude-code", "codex", "pi"];
-
-/** A session a run can resume: its id and the file that holds its transcript. */
-export interface ResumableSession {
-  sessionId: string;
-  file: string;
-}
+import type { ResumableSession } from "./resumable.ts";
 
 /** Most entries read in one folder while looking for a session (a bounded search). */
 const MAX_ENTRIES = 10_000;

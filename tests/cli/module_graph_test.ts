@@ -70,10 +70,11 @@ const JOSE_AND_SDK = [/^node_modules\/jose\//, /^node_modules\/@a2a-js\//];
 const A2A_CLIENT = [/^lib\/a2a\/client\/(?!remote_errors|remote_rpc_error)/, /^lib\/net\//];
 const SERVER = [/^lib\/server\//, /^node_modules\/hono\//, /^node_modules\/@hono\//];
 const MCP = [/^lib\/mcp\//, /^node_modules\/@modelcontextprotocol\//];
+// `resumable.ts` is facts too: which harnesses resume sessions, no file reads.
 const RENDERERS = [
   /^node_modules\/yaml\//,
   /^node_modules\/smol-toml\//,
-  /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust|pi_session)/,
+  /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust|pi_session|resumable)/,
 ];
 
 Deno.test("observal --version loads only the runtime seams and the version; the CLI after it", async () => {
