@@ -329,9 +329,12 @@ const pi: HeadlessAdapter = {
     // write with our id in its header makes that id the session's. It goes where Pi keeps
     // its sessions, named as Pi names them, so the transcript outlives the copy.
     if (r.resume) {
-      // Pi continues the session file it is given, where it was left.
+      // A session is bound to the folder it ran in (its header's cwd), and Pi works there or,
+      // that folder gone with its copy, refuses. `--fork` is Pi's way to carry a session into
+      // another folder: a new session in this copy, with the earlier one's turns and its file
+      // as the parent. The `session` event names the new id.
       return {
-        argv: [r.binary, "-p", "--mode", "json", "--session", r.resume.file],
+        argv: [r.binary, "-p", "--mode", "json", "--fork", r.resume.file],
         stdin: inlinePrompt(r.agentName, r.instructions, r.message),
         files: [],
         sessionId: r.resume.sessionId,

@@ -2,10 +2,12 @@
  * Which harness sessions a later run can resume, and where each harness keeps the file that
  * holds one. A delegated run works in a throwaway copy, so a session resumes only where its
  * transcript lives outside the copy, in the harness's own state folder: Claude Code
- * (`--resume`, found under any project folder), Codex (`exec resume`) and Pi (`--session`
- * with the file) were each verified with the CLI at the version the tests pin. The others
- * start a new session. It reads the file system (node:fs), so it sits behind the full door,
- * `mod.ts`; the light door has only `resumable.ts`.
+ * (`--resume`, found under any project folder), Codex (`exec resume`, in the new copy) and Pi
+ * (`--fork` of the file: Pi binds a session to the folder it ran in, so the run continues it
+ * in a new session that names the earlier as its parent) were each verified end to end with
+ * the CLI at the version the tests pin. The others start a new session. It reads the file
+ * system (node:fs), so it sits behind the full door, `mod.ts`; the light door has only
+ * `resumable.ts`.
  * @module
  */
 import { readdirSync, statSync } from "node:fs";

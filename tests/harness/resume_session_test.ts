@@ -94,17 +94,26 @@ Deno.test("planHeadlessRun() resumes Codex with `exec <options> resume <id> -- <
   );
 });
 
-Deno.test("planHeadlessRun() resumes Pi with --session and the earlier file, writing no new one", () => {
+Deno.test("planHeadlessRun() continues Pi with --fork of the earlier file, writing no new one", () => {
   const fresh = planHeadlessRun(request("pi"));
   const made = fresh.argv[fresh.argv.indexOf("--session") + 1];
   assert.match(made, new RegExp(`_${FRESH}\\.jsonl$`));
   assert.deepEqual(fresh.files.map((f) => f.path), [made]);
 
   const plan = planHeadlessRun(request("pi", { resume }));
-  assert.equal(plan.argv[plan.argv.indexOf("--session") + 1], resume.file);
+  // --session would make Pi work in (or, gone, refuse) the folder the session ran in.
+  assert.equal(plan.argv[plan.argv.indexOf("--fork") + 1], resume.file);
+  assert.ok(!plan.argv.includes("--session"), plan.argv.join(" "));
   assert.deepEqual(plan.files, [], "the earlier session file is not overwritten");
   assert.equal(plan.sessionId, EARLIER);
   assert.match(plan.stdin ?? "", /And one more\./);
+  // The fork's own id, from Pi's first event, is the session a later run continues.
+  const forked = "019e0000-aaaa-7bbb-8ccc-dddddddddddd";
+  const out = `${JSON.stringify({ type: "session", id: forked })}\n`;
+  assert.equal(
+    parseHeadlessOutput("pi", { stdout: out, stderr: "", exitCode: 0 }, plan).sessionId,
+    forked,
+  );
 });
 
 Deno.test("planHeadlessRun() refuses to resume with a harness that cannot", () => {
