@@ -34,7 +34,7 @@ import {
   followUpBrief,
   resumedBrief,
 } from "./conversations.ts";
-import { getHarness, normalizeHarness } from "../harness/facts/mod.ts";
+import { forksSession, getHarness, normalizeHarness } from "../harness/facts/mod.ts";
 import type { DelegationService } from "../delegation/mod.ts";
 import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
 
@@ -169,9 +169,12 @@ async function servedBase(agent: ServedAgent, signal: AbortSignal): Promise<Wire
 function sessionText(task: Task): string | undefined {
   const meta = task.metadata.observal;
   if (meta.resumeSessionId) {
-    const name = meta.harness ? getHarness(normalizeHarness(meta.harness)).display_name : "";
-    return `The run resumes ${name} session ${meta.resumeSessionId}, which holds what was ` +
-      "asked and answered before.";
+    const key = meta.harness ? normalizeHarness(meta.harness) : undefined;
+    const name = key ? getHarness(key).display_name : "";
+    const session = `${name} session ${meta.resumeSessionId}`;
+    return `The run ${
+      key && forksSession(key) ? `continues ${session} in a fork` : `resumes ${session}`
+    }, which holds what was asked and answered before.`;
   }
   if (meta.newSessionReason) {
     return `The run starts a new session: ${meta.newSessionReason}. It is told what was ` +

@@ -34,6 +34,17 @@ function readJson(path: string): unknown {
   }
 }
 
+/**
+ * The folder to trust for `dir`. `a2a serve` rebuilds each caller's tree in a new folder
+ * under the home's `delegations/incoming/` (`serve-<pid>-…`), which nobody can name ahead
+ * of time: trusting `incoming` itself trusts every tree it will rebuild (the nearest
+ * decision among the parents wins, for Pi as here).
+ */
+function trustTarget(dir: string): string {
+  return /^(.*[\\/]delegations[\\/]incoming)[\\/]serve-\d+-[^\\/]+(?:[\\/]|$)/.exec(dir)?.[1] ??
+    dir;
+}
+
 /** Pi's agent directory: `PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`. */
 export function piAgentDir(env: Env): string {
   const home = env.HOME || env.USERPROFILE || "/";
@@ -96,7 +107,7 @@ export function piTrust(dir: string, env: Env): PiTrust {
  */
 export function piTrustFix(dir: string, trust: PiTrust): string {
   const file = join(trust.agentDir, "trust.json");
-  const at = resolve(dir);
+  const at = trustTarget(resolve(dir));
   if (isAbsolute(trust.source)) {
     return `If you trust ${at}, change "${trust.source}": false to true in ${file}`;
   }

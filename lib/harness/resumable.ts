@@ -8,6 +8,14 @@ import type { HarnessKey } from "./registry.ts";
 /** The harnesses whose sessions a later run resumes. */
 export const RESUMABLE_HARNESSES: readonly HarnessKey[] = ["claude-code", "codex", "pi"];
 
+/**
+ * Whether the harness takes up an earlier session as a fork: Pi's `--fork` starts a new
+ * session in the new copy that carries the earlier turns; the others resume the session.
+ */
+export function forksSession(key: HarnessKey): boolean {
+  return key === "pi";
+}
+
 /** A session a run can resume: its id and the file that holds its transcript. */
 export interface ResumableSession {
   sessionId: string;

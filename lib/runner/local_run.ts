@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
 import { type Context, homeFault, isoSeconds, ObservalError } from "../core/mod.ts";
 import {
+  forksSession,
   getHarness,
   headlessErrorLine,
   normalizeHarness,
@@ -226,7 +227,11 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
     deps,
     id,
     `Running ${agent.displayName} in ${facts.display_name}${
-      resume ? `, resuming session ${resume.sessionId}` : ""
+      resume
+        ? forksSession(harness)
+          ? `, continuing session ${resume.sessionId} in a fork`
+          : `, resuming session ${resume.sessionId}`
+        : ""
     }.`,
   );
   const dir = store.taskDir(id, { create: true });

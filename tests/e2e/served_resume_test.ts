@@ -133,7 +133,10 @@ for (const c of CASES) {
           assert.equal(runs[k].result, `${label.toUpperCase()} ANSWER`, detail());
           if (k === 0) continue;
           const said = runs[k].said.join("\n");
-          const session = new RegExp(`resumes ${c.name} session (\\S+?),`).exec(said)?.[1];
+          // Pi forks the session (`--fork`); the others resume it.
+          const how = c.name === "Pi" ? "continues" : "resumes";
+          const fork = c.name === "Pi" ? " in a fork" : "";
+          const session = new RegExp(`${how} ${c.name} session (\\S+?)${fork},`).exec(said)?.[1];
           assert.ok(session, said);
           sessions.push(session);
 

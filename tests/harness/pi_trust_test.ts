@@ -103,6 +103,27 @@ Deno.test(
   }),
 );
 
+Deno.test(
+  "piTrustFix() for a tree `a2a serve` rebuilt names the incoming folder, which covers every run",
+  withPi((s) => {
+    const file = join(s.agentDir, "trust.json");
+    const incoming = join(s.home, "observal", "delegations", "incoming");
+    const tree = join(incoming, "serve-4242-aB3xYz", "t-1");
+    assert.equal(
+      piTrustFix(tree, piTrust(tree, s.env)),
+      `If you trust ${incoming}, add "${incoming}": true to ${file} (a JSON object of folder ` +
+        `paths; create it if it is missing)`,
+    );
+    // Only the folders `a2a serve` makes: a repository that happens to sit there is itself.
+    const other = join(incoming, "mine");
+    assert.match(piTrustFix(other, piTrust(other, s.env)), new RegExp(`trust ${other},`));
+    // Following the advice trusts this run's tree and the next one's, named only later.
+    writeFileSync(file, JSON.stringify({ [incoming]: true }));
+    assert.equal(piTrust(tree, s.env).trusted, true);
+    assert.equal(piTrust(join(incoming, "serve-4243-Q1w2e3"), s.env).trusted, true);
+  }),
+);
+
 Deno.test("piAgentDir() honours PI_CODING_AGENT_DIR, with ~ expanded", () => {
   assert.equal(piAgentDir({ HOME: "/h" }), "/h/.pi/agent");
   assert.equal(piAgentDir({ HOME: "/h", PI_CODING_AGENT_DIR: "~/pi" }), "/h/pi");

@@ -52,7 +52,7 @@ export {
 } from "../headless.ts";
 export { headlessErrorLine, MAX_ERROR_LINE } from "../headless_error.ts";
 export { piSessionFile, piSessionRoot } from "../pi_session.ts";
-export { RESUMABLE_HARNESSES, type ResumableSession } from "../resumable.ts";
+export { forksSession, RESUMABLE_HARNESSES, type ResumableSession } from "../resumable.ts";
 export { piAgentDir, type PiTrust, piTrust, piTrustFix } from "../pi_trust.ts";
 export {
   type InstallLock,
