@@ -1,5 +1,5 @@
 /** Small, shared task edits: messages, and settling a task with a status line. */
-import { join, readText, writeText } from "../core/system/mod.ts";
+import { join, overwriteText, readText, writeText } from "../core/system/mod.ts";
 import { type Context, isoSeconds } from "../core/mod.ts";
 import type { Message, Task, TaskState } from "../a2a/tasks/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
@@ -21,12 +21,18 @@ function textMessage(
   return { messageId: crypto.randomUUID(), role, parts: [{ text }], taskId, contextId };
 }
 
-/** Tells waiters in other processes that the task changed (they watch its folder). */
+/** The `state` file's length: every state's name fits, so each rewrite is one length. */
+const STATE_FILE_BYTES = 32;
+
+/**
+ * Tells waiters in other processes that the task changed (they watch its folder): its
+ * `state` file is rewritten in place, padded to one length, as it changes a dozen times a run.
+ */
 export function markChanged(store: TaskStore, task: Task): Task {
   try {
-    writeText(
+    overwriteText(
       join(store.taskDir(task.id, { create: true }), "state"),
-      `${task.status.state}\n`,
+      `${task.status.state.padEnd(STATE_FILE_BYTES - 1)}\n`,
       0o600,
     );
   } catch { /* waiters still poll */ }

@@ -9,11 +9,13 @@
  * @module
  */
 import { z } from "zod";
-import { isTerminal, type Task, TASK_STATES } from "../a2a/tasks/mod.ts";
+import { isFinal, isTerminal, type Task, TASK_STATES } from "../a2a/tasks/mod.ts";
 import { hostPid, join, makeDir, nodeFs, readText, replaceFile } from "../core/system/mod.ts";
 import { parseStoredTask } from "./_stored_task.ts";
 
 const TERMINAL: ReadonlySet<unknown> = new Set(TASK_STATES.filter(isTerminal));
+/** The states a task can stay in for long: terminal, or waiting on its caller. */
+const SETTLED: ReadonlySet<unknown> = new Set(TASK_STATES.filter(isFinal));
 
 /** The record's file in a task folder. */
 export const TASK_RECORD_FILE = "task.json";
@@ -50,6 +52,7 @@ export interface TaskRow {
 export interface RawRow {
   rowid: number;
   id: string;
+  state: string;
   doc: string;
   created_at: string;
   updated_at: string;
@@ -59,8 +62,8 @@ export interface RawRow {
 }
 
 /** Reads one whole row, for its record. */
-export const SELECT_ROW = `SELECT rowid, id, doc, created_at, updated_at, cancel_requested,
-  pending_reply, worker_pid FROM tasks WHERE id = ?`;
+export const SELECT_ROW = `SELECT rowid, id, state, doc, created_at, updated_at,
+  cancel_requested, pending_reply, worker_pid FROM tasks WHERE id = ?`;
 
 /** The record of a row read with {@linkcode SELECT_ROW}, as the file's text. */
 function recordText(row: RawRow): string {
@@ -73,13 +76,22 @@ function recordText(row: RawRow): string {
 
 /**
  * Replaces the record in `dir` (made, mode 0700, when missing) with `row`: written to a
- * temporary file of mode 0600, flushed to disk, then renamed over the old one, so a
- * reader sees the old record or the new one, never part of one.
+ * temporary file of mode 0600, then renamed over the old one, so a reader sees the old
+ * record or the new one, never part of one.
+ *
+ * Only a settled task's record (terminal, or waiting on its caller) is flushed to disk
+ * before the rename. The records rebuild a store whose database was deleted or damaged,
+ * which a crash of the machine does not do; and the database itself commits without a
+ * flush (`synchronous=NORMAL`), so a flushed record of a running task would outlive its
+ * row only to be failed on recovery, its worker gone. A flush costs a disk round trip, and
+ * a local run updates its task a dozen times.
  */
 export function writeRecord(dir: string, row: RawRow): void {
   makeDir(dir, 0o700);
   const tmp = join(dir, `.${TASK_RECORD_FILE}.${hostPid()}.${crypto.randomUUID()}.tmp`);
-  replaceFile(join(dir, TASK_RECORD_FILE), tmp, recordText(row), 0o600);
+  replaceFile(join(dir, TASK_RECORD_FILE), tmp, recordText(row), 0o600, {
+    flush: SETTLED.has(row.state),
+  });
 }
 
 /**

@@ -154,3 +154,35 @@ Deno.test("fileLocks(): a lock is held until released or until its holder dies, 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("overwriteText() rewrites a file in place, private, and a folder watcher sees each rewrite", async () => {
+  const { overwriteText } = await import(HOST);
+  const { readFileSync, statSync, watch } = await import("node:fs");
+  const dir = mkdtempSync(join(tmpdir(), "observal-host-"));
+  const path = join(dir, "state");
+  let events = 0;
+  const watcher = watch(dir, (_event, name) => void (String(name) === "state" && events++));
+  /** Writes, then waits (up to 2 s) for the watcher to report the file. */
+  const write = async (text: string) => {
+    const before = events;
+    overwriteText(path, text);
+    for (let i = 0; i < 100 && events === before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(events > before, `no event for ${JSON.stringify(text)}`);
+  };
+  try {
+    await write("TASK_STATE_SUBMITTED".padEnd(31) + "\n");
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const inode = statSync(path).ino;
+    await write("TASK_STATE_WORKING".padEnd(31) + "\n");
+    // The same file, rewritten over its start: no new inode, and no truncation.
+    assert.equal(statSync(path).ino, inode);
+    assert.equal(readFileSync(path, "utf8"), "TASK_STATE_WORKING".padEnd(31) + "\n");
+    await write("AB");
+    assert.equal(readFileSync(path, "utf8"), "AB" + "SK_STATE_WORKING".padEnd(29) + "\n");
+  } finally {
+    watcher.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
