@@ -11,6 +11,11 @@ import type { LaunchWorker } from "../../lib/delegation/mod.ts";
 import { playground } from "../support/delegation.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT_URL = new URL(`file://${ROOT}`).href;
+// Deno names a dependency's modules by their real path. Where node_modules is a link (a
+// checkout sharing another's), they are named here as under node_modules/ all the same, or
+// no pattern on node_modules/ would match them.
+const MODULES = new URL(`file://${Deno.realPathSync(join(ROOT, "node_modules"))}/`).href;
 
 interface InfoModule {
   specifier: string;
@@ -28,6 +33,12 @@ async function denoJson(args: string[]): Promise<unknown> {
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/** A module's path relative to the repository, or undefined for one outside it. */
+function repoPath(specifier: string): string | undefined {
+  if (specifier.startsWith(MODULES)) return `node_modules/${specifier.slice(MODULES.length)}`;
+  return specifier.startsWith(ROOT_URL) ? specifier.slice(ROOT_URL.length) : undefined;
 }
 
 /**
@@ -53,11 +64,8 @@ async function staticGraph(
       if (!dep.isDynamic && dep.code?.specifier) todo.push(dep.code.specifier);
     }
   }
-  const root = new URL(`file://${ROOT}`).href;
   return new Set(
-    [...seen]
-      .filter((s) => s.startsWith(root) || (options.builtins && s.startsWith("node:")))
-      .map((s) => s.startsWith(root) ? s.slice(root.length) : s),
+    [...seen].flatMap((s) => repoPath(s) ?? (options.builtins && s.startsWith("node:") ? s : [])),
   );
 }
 
