@@ -4,7 +4,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { isMap, parse, parseDocument, stringify } from "yaml";
+import { isMap, parse, parseDocument, stringify } from "./_yaml.ts";
 import { type Doc, isPlainObject, mergeData, mergeRefused, rootKey } from "./_merge_common.ts";
 
 /** YAML text for a new file; long strings are never folded. */

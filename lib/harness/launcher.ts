@@ -6,7 +6,7 @@
  * command) to the given launcher.
  * @module
  */
-import { parse, stringify } from "yaml";
+import { parse, stringify } from "./_yaml.ts";
 import { DELEGATION_MCP_NAME } from "./agent_definition.ts";
 import type { ConfigSnippet } from "./config_snippet.ts";
 import type { HarnessKey } from "./registry.ts";

@@ -43,11 +43,12 @@ function repoPath(specifier: string): string | undefined {
 
 /**
  * Paths (relative to the repository) of every module `entry` loads before it runs; with
- * `builtins`, the `node:` built-ins it loads as well.
+ * `builtins`, the `node:` built-ins it loads as well; with `dynamic`, also every module it
+ * may import later.
  */
 async function staticGraph(
   entry: string,
-  options: { builtins?: boolean } = {},
+  options: { builtins?: boolean; dynamic?: boolean } = {},
 ): Promise<Set<string>> {
   const info = await denoJson(["info", "--json", entry]) as {
     roots: string[];
@@ -61,7 +62,9 @@ async function staticGraph(
     if (seen.has(specifier)) continue;
     seen.add(specifier);
     for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-      if (!dep.isDynamic && dep.code?.specifier) todo.push(dep.code.specifier);
+      if ((options.dynamic || !dep.isDynamic) && dep.code?.specifier) {
+        todo.push(dep.code.specifier);
+      }
     }
   }
   return new Set(
@@ -84,6 +87,16 @@ const RENDERERS = [
   /^node_modules\/smol-toml\//,
   /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust|pi_session|resumable)/,
 ];
+
+Deno.test("yaml loads through its ES module build, where RENDERERS looks for it: its CommonJS build starts Deno's Node layer", async () => {
+  // Dynamic imports included: no command may reach the CommonJS build.
+  const yaml = loaded(await staticGraph("main.ts", { dynamic: true }), [/^node_modules\/yaml\//]);
+  assert.ok(yaml.includes("node_modules/yaml/browser/dist/index.js"), yaml.join("\n"));
+  assert.deepEqual(yaml.filter((path) => !path.startsWith("node_modules/yaml/browser/dist/")), []);
+  // What renders harness configs loads it, so RENDERERS' yaml pattern matches a real load.
+  const graph = await staticGraph("lib/runner/local_run.ts");
+  assert.ok(loaded(graph, RENDERERS).includes("node_modules/yaml/browser/dist/index.js"));
+});
 
 Deno.test("observal --version loads only the runtime seams and the version; the CLI after it", async () => {
   const graph = await staticGraph("main.ts", { builtins: true });
