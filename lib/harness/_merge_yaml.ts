@@ -51,7 +51,7 @@ export function mergeYaml(existing: string, incoming: Doc, file: string): string
   const text = doc.toString({ lineWidth: 0 });
   let reread: unknown;
   try {
-    reread = parse(text);
+    reread = parse(text, { logLevel: "error" });
   } catch (err) {
     throw mergeRefused(file, `the edited file would not be valid YAML (${(err as Error).message})`);
   }

@@ -76,7 +76,7 @@ function rewriteFrontMatter(
 ): string {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
   if (!match || !match[1].includes(DELEGATION_MCP_NAME)) return text;
-  const fields = parse(match[1]);
+  const fields = parse(match[1], { logLevel: "error" });
   if (!isRecord(fields)) return text;
   const header = stringify(rewriteTree(fields, argv, env), { lineWidth: 0 });
   return `---\n${header}---\n${text.slice(match[0].length)}`;

@@ -192,7 +192,7 @@ export function findDelegationEntry(
     doc = path.endsWith(".toml")
       ? parseToml(text)
       : path.endsWith(".yaml") || path.endsWith(".yml")
-      ? parseYaml(text)
+      ? parseYaml(text, { logLevel: "error" })
       : JSON.parse(text);
   } catch (err) {
     return { path, scope: at.scope, error: `cannot be parsed: ${(err as Error).message}` };
