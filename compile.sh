@@ -35,10 +35,10 @@ DENO_VER=$("$DENO" --version | awk 'NR==1{print $2}')
 # split at every dynamic import, as the npm package is: a command loads its own chunks and
 # no others. As one file, every start loaded every command (`--version` took 96 ms instead
 # of 23, `delegate list` 91 instead of 66).
-# Dependencies shipped as CommonJS (yaml, the MCP SDK's cross-spawn) require Node's
-# built-ins, and an ES module has no `require`: each file gets one from
-# scripts/require_banner.js (shared with the npm build), which loads a built-in only when
-# called.
+# Dependencies shipped as CommonJS (the MCP SDK's cross-spawn) require Node's built-ins,
+# and an ES module has no `require`: each file gets one from scripts/require_banner.js
+# (shared with the npm build), which loads a built-in only when called. yaml goes in as its
+# ES module build, which lib/harness/_yaml.ts imports.
 split_bundle() { # DIR
   "$BIN/esbuild" main.ts --bundle --platform=node --format=esm --target=node22 --splitting \
     --outdir="$1" --entry-names="$NAME" --chunk-names='chunks/[name]-[hash]' \

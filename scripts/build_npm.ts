@@ -39,6 +39,20 @@ const bundleDeps = Boolean(values["bundle-deps"]);
 const out = values.out!;
 rmSync(out, { recursive: true, force: true });
 mkdirSync(`${out}/bin`, { recursive: true });
+/**
+ * lib/harness/_yaml.ts imports yaml's ES module build by its path, for Deno (why is there);
+ * the package imports `yaml` by name, as Node resolves it: an installed dependency or, with
+ * --bundle-deps, built in.
+ */
+const yamlByName: esbuild.Plugin = {
+  name: "yaml-by-name",
+  setup(build) {
+    build.onResolve(
+      { filter: /(^|\/)node_modules\/yaml\/browser\/dist\/index\.js$/ },
+      ({ kind, importer, resolveDir }) => build.resolve("yaml", { kind, importer, resolveDir }),
+    );
+  },
+};
 await esbuild.build({
   entryPoints: { main: "main.ts" },
   outdir: `${out}/dist`,
@@ -56,6 +70,7 @@ await esbuild.build({
   define: { "import.meta.main": "true" }, // the bin shim imports the bundle
   // A dependency bundled from CommonJS (any, with --bundle-deps) requires Node's built-ins.
   banner: { js: readFileSync("scripts/require_banner.js", "utf8") },
+  plugins: [yamlByName],
   logLevel: "warning",
 });
 await esbuild.stop();

@@ -2,7 +2,7 @@
  * Markdown files with YAML front matter, as agent profiles and SKILL.md files use.
  * @module
  */
-import { stringify } from "yaml";
+import { stringify } from "./_yaml.ts";
 
 /**
  * Joins front matter and a Markdown body. Values go through a real YAML serialiser, so a

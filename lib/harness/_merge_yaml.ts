@@ -4,7 +4,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import { isMap, parse, parseDocument, stringify } from "yaml";
+import { isMap, parse, parseDocument, stringify } from "./_yaml.ts";
 import { type Doc, isPlainObject, mergeData, mergeRefused, rootKey } from "./_merge_common.ts";
 
 /** YAML text for a new file; long strings are never folded. */
@@ -51,7 +51,7 @@ export function mergeYaml(existing: string, incoming: Doc, file: string): string
   const text = doc.toString({ lineWidth: 0 });
   let reread: unknown;
   try {
-    reread = parse(text);
+    reread = parse(text, { logLevel: "error" });
   } catch (err) {
     throw mergeRefused(file, `the edited file would not be valid YAML (${(err as Error).message})`);
   }

@@ -4,7 +4,7 @@
  * silently drops part of an agent.
  * @module
  */
-import { parseDocument } from "yaml";
+import { parseDocument } from "./_yaml.ts";
 import { z } from "zod";
 import { ObservalError, utf8Length } from "../core/mod.ts";
 import { describeIssue, formatPath } from "./_issues.ts";

@@ -6,7 +6,7 @@
  * command) to the given launcher.
  * @module
  */
-import { parse, stringify } from "yaml";
+import { parse, stringify } from "./_yaml.ts";
 import { DELEGATION_MCP_NAME } from "./agent_definition.ts";
 import type { ConfigSnippet } from "./config_snippet.ts";
 import type { HarnessKey } from "./registry.ts";
@@ -76,7 +76,7 @@ function rewriteFrontMatter(
 ): string {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
   if (!match || !match[1].includes(DELEGATION_MCP_NAME)) return text;
-  const fields = parse(match[1]);
+  const fields = parse(match[1], { logLevel: "error" });
   if (!isRecord(fields)) return text;
   const header = stringify(rewriteTree(fields, argv, env), { lineWidth: 0 });
   return `---\n${header}---\n${text.slice(match[0].length)}`;

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml } from "./_yaml.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { Env } from "../core/mod.ts";
 import { DELEGATION_MCP_NAME } from "./agent_definition.ts";
@@ -192,7 +192,7 @@ export function findDelegationEntry(
     doc = path.endsWith(".toml")
       ? parseToml(text)
       : path.endsWith(".yaml") || path.endsWith(".yml")
-      ? parseYaml(text)
+      ? parseYaml(text, { logLevel: "error" })
       : JSON.parse(text);
   } catch (err) {
     return { path, scope: at.scope, error: `cannot be parsed: ${(err as Error).message}` };

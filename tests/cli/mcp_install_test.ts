@@ -4,7 +4,7 @@
  * folders, and the system's older Node first on it.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findDelegationEntry, type HarnessKey } from "../../lib/harness/mod.ts";
@@ -83,6 +83,36 @@ for (
     }
   });
 }
+
+Deno.test("mcp install --harness goose merges a config holding a tag yaml does not know, and warns of nothing", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-mcpi-")));
+  try {
+    const env = { HOME: root, OBSERVAL_HOME: join(root, ".observal"), PATH: BARE_PATH };
+    const config = join(root, ".config", "goose", "config.yaml");
+    mkdirSync(join(root, ".config", "goose"), { recursive: true });
+    writeFileSync(config, "GOOSE_MODEL: m\nsecret: !env KEY\n");
+    // Written, then read back (the entry found again) by a second install.
+    for (const status of ["merged", "unchanged"]) {
+      const r = await observal(["mcp", "install", "--harness", "goose", "--json"], env, root);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).files[0].status, status);
+      assert.equal(r.stderr, "");
+    }
+    assert.match(readFileSync(config, "utf8"), /^GOOSE_MODEL: m\nsecret: !env KEY\nextensions:\n/);
+    // Read here too, as doctor reads it: with nothing on the console either.
+    const warned: unknown[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warned.push(args);
+    try {
+      assert.ok(findDelegationEntry("goose", "user", env, root).entry);
+    } finally {
+      console.warn = warn;
+    }
+    assert.deepEqual(warned, []);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
 
 Deno.test("mcp install --launcher npx writes npx -y observal@<version>", async () => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-mcpi-")));

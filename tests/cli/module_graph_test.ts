@@ -11,6 +11,11 @@ import type { LaunchWorker } from "../../lib/delegation/mod.ts";
 import { playground } from "../support/delegation.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT_URL = new URL(`file://${ROOT}`).href;
+// Deno names a dependency's modules by their real path. Where node_modules is a link (a
+// checkout sharing another's), they are named here as under node_modules/ all the same, or
+// no pattern on node_modules/ would match them.
+const MODULES = new URL(`file://${Deno.realPathSync(join(ROOT, "node_modules"))}/`).href;
 
 interface InfoModule {
   specifier: string;
@@ -30,13 +35,20 @@ async function denoJson(args: string[]): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(out.stdout));
 }
 
+/** A module's path relative to the repository, or undefined for one outside it. */
+function repoPath(specifier: string): string | undefined {
+  if (specifier.startsWith(MODULES)) return `node_modules/${specifier.slice(MODULES.length)}`;
+  return specifier.startsWith(ROOT_URL) ? specifier.slice(ROOT_URL.length) : undefined;
+}
+
 /**
  * Paths (relative to the repository) of every module `entry` loads before it runs; with
- * `builtins`, the `node:` built-ins it loads as well.
+ * `builtins`, the `node:` built-ins it loads as well; with `dynamic`, also every module it
+ * may import later.
  */
 async function staticGraph(
   entry: string,
-  options: { builtins?: boolean } = {},
+  options: { builtins?: boolean; dynamic?: boolean } = {},
 ): Promise<Set<string>> {
   const info = await denoJson(["info", "--json", entry]) as {
     roots: string[];
@@ -50,14 +62,13 @@ async function staticGraph(
     if (seen.has(specifier)) continue;
     seen.add(specifier);
     for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-      if (!dep.isDynamic && dep.code?.specifier) todo.push(dep.code.specifier);
+      if ((options.dynamic || !dep.isDynamic) && dep.code?.specifier) {
+        todo.push(dep.code.specifier);
+      }
     }
   }
-  const root = new URL(`file://${ROOT}`).href;
   return new Set(
-    [...seen]
-      .filter((s) => s.startsWith(root) || (options.builtins && s.startsWith("node:")))
-      .map((s) => s.startsWith(root) ? s.slice(root.length) : s),
+    [...seen].flatMap((s) => repoPath(s) ?? (options.builtins && s.startsWith("node:") ? s : [])),
   );
 }
 
@@ -76,6 +87,16 @@ const RENDERERS = [
   /^node_modules\/smol-toml\//,
   /^lib\/harness\/(?!facts\/|registry|keys|scope|config_snippet|install_response_schema|headless|_headless|pi_trust|pi_session|resumable)/,
 ];
+
+Deno.test("yaml loads through its ES module build, where RENDERERS looks for it: its CommonJS build starts Deno's Node layer", async () => {
+  // Dynamic imports included: no command may reach the CommonJS build.
+  const yaml = loaded(await staticGraph("main.ts", { dynamic: true }), [/^node_modules\/yaml\//]);
+  assert.ok(yaml.includes("node_modules/yaml/browser/dist/index.js"), yaml.join("\n"));
+  assert.deepEqual(yaml.filter((path) => !path.startsWith("node_modules/yaml/browser/dist/")), []);
+  // What renders harness configs loads it, so RENDERERS' yaml pattern matches a real load.
+  const graph = await staticGraph("lib/runner/local_run.ts");
+  assert.ok(loaded(graph, RENDERERS).includes("node_modules/yaml/browser/dist/index.js"));
+});
 
 Deno.test("observal --version loads only the runtime seams and the version; the CLI after it", async () => {
   const graph = await staticGraph("main.ts", { builtins: true });

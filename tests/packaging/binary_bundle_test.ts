@@ -72,11 +72,24 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command; a delegat
       ),
     );
 
-    // Dependencies bundled from CommonJS (yaml in the harness configs, cross-spawn in the
-    // MCP client that doctor probes with) ask for Node's built-ins with `require`.
+    // Dependencies bundled from CommonJS (cross-spawn in the MCP client that doctor probes
+    // with) ask for Node's built-ins with `require`.
     const project = join(dir, "project");
     mkdirSync(project);
     execFileSync("git", ["init", "-q"], { cwd: project });
+    // yaml goes in as its ES module build: Goose's config is edited through it, keeping the
+    // user's own keys and comments.
+    const goose = join(pg.home, ".config", "goose", "config.yaml");
+    mkdirSync(join(pg.home, ".config", "goose"), { recursive: true });
+    writeFileSync(goose, "# mine\nGOOSE_MODEL: some-model\n");
+    const gooseInstall = await observal(["mcp", "install", "--harness", "goose"], project);
+    assert.equal(gooseInstall.code, 0, gooseInstall.stderr);
+    const edited = readFileSync(goose, "utf8");
+    assert.ok(
+      edited.startsWith("# mine\nGOOSE_MODEL: some-model\nextensions:\n  observal-agents:\n"),
+      edited,
+    );
+    assert.match(edited, /\n {6}- delegate\n {6}- mcp\n/);
     const install = await observal(["mcp", "install", "--harness", "claude-code"], project);
     assert.equal(install.code, 0, install.stderr);
     const doctor = await observal(["doctor", "--json"], project);

@@ -22,6 +22,13 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
     const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
     assert.equal(pkg.version, VERSION);
     assert.equal(pkg.bin.observal, "bin/observal.mjs");
+    // The harness code imports yaml's ES module build by its path, for Deno; the package
+    // imports it by name, from the dependency an install puts beside it.
+    const code = readdirSync(join(out, "dist", "chunks"))
+      .map((f) => readFileSync(join(out, "dist", "chunks", f), "utf8")).join("\n");
+    assert.match(code, /from "yaml"/);
+    assert.doesNotMatch(code, /node_modules\/yaml/);
+    assert.ok(pkg.dependencies.yaml, "yaml is a dependency");
     const node = join(root, "node_modules", ".bin", "node");
     const env = { ...Deno.env.toObject(), OBSERVAL_HOME: home, NO_COLOR: "1" };
     const bin = join(out, "bin", "observal.mjs");
