@@ -90,6 +90,11 @@ export interface WriteSnippetOptions {
   env?: Env;
   /** How long each setup command may run, in ms. @default 60000 */
   setupTimeoutMs?: number;
+  /**
+   * Force each file to the disk before it replaces the old one. Off for a folder thrown
+   * away after one run (a delegation's copy), where a flush buys nothing. @default true
+   */
+  flush?: boolean;
 }
 
 /** One file the snippet asks for, with its content serialised. */
@@ -238,7 +243,8 @@ export function planSnippet(snippet: unknown): SnippetPlan {
  * @param path the file to replace or create
  * @param data the new content
  * @param options `mode`: set exactly (kept from the old file, or 0o755 for scripts); by
- *   default a new file gets 0o666 less the umask
+ *   default a new file gets 0o666 less the umask. `flush: false` skips forcing it to the disk
+ *   first (a throwaway folder)
  * @throws {Error} the file system error; the temp file is removed first
  *
  * @example
@@ -250,7 +256,7 @@ export function planSnippet(snippet: unknown): SnippetPlan {
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  options: { mode?: number } = {},
+  options: { mode?: number; flush?: boolean } = {},
 ): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx", options.mode ?? 0o666);
@@ -259,7 +265,7 @@ export function writeFileAtomic(
       const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-      fsyncSync(fd);
+      if (options.flush ?? true) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -308,7 +314,7 @@ function prepare(plan: SnippetFilePlan, at: InstallPath): Planned {
   return { plan, at, text: plan.text, status: same ? "unchanged" : "updated" };
 }
 
-function writePlanned(p: Planned, written: string[]): void {
+function writePlanned(p: Planned, written: string[], flush: boolean): void {
   const dir = dirname(p.at.path);
   try {
     mkdirSync(dir, { recursive: true });
@@ -328,7 +334,7 @@ function writePlanned(p: Planned, written: string[]): void {
       : p.plan.executable
       ? 0o755
       : undefined;
-    writeFileAtomic(p.at.path, p.text, { mode });
+    writeFileAtomic(p.at.path, p.text, { mode, flush });
   } catch (err) {
     if (err instanceof ObservalError) throw err;
     throw new ObservalError(
@@ -483,7 +489,7 @@ export async function writeSnippet(
         }`;
       }
     } else if (status !== "unchanged") {
-      writePlanned(p, written);
+      writePlanned(p, written, options.flush ?? true);
       written.push(display(p.at));
     }
     files.push({

@@ -115,6 +115,8 @@ export async function installAgent(
     scope: "project",
     home: deps.ctx.env.HOME ?? ws.root,
     setupCommands: "skip",
+    // The copy is removed after the run.
+    flush: false,
   });
   return {
     name,
