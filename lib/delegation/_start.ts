@@ -85,7 +85,6 @@ export async function startTask(
   const isA2a = entry.type === A2A_AGENT_CARD_MEDIA_TYPE;
   const agentId = isA2a ? undefined : agentIdOf(identifier);
   checkCycle(caller, { identifier, agentId, name });
-  s.self.sweep();
 
   let kindMeta: Record<string, unknown>;
   /** The caller's repository state, for an agent that takes it with the brief. */
@@ -187,7 +186,14 @@ export async function startTask(
   }
   // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
   options.signal?.throwIfAborted();
-  checkSpace(s.deps);
+  try {
+    checkSpace(s.deps);
+  } catch {
+    // Copies that settled tasks left behind may be what fills the disk. Otherwise the
+    // sweep waits for the wait that follows every start, once the worker is starting.
+    s.self.sweep();
+    checkSpace(s.deps);
+  }
 
   const now = ctx.clock.now();
   const id = crypto.randomUUID();
