@@ -19,6 +19,7 @@ import {
   text,
 } from "./_git.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
+import { type CallerRepository, findRepository } from "./_repository.ts";
 import { copySettings } from "./_settings.ts";
 import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
@@ -91,8 +92,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     const scratch = join(root, "scratch");
     mkdirSync(scratch, { mode: 0o700 });
     const settings = { env: gitEnv(options.env), timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
-    const top = await findRepository(cwd, settings, signal);
-    if (top === undefined) {
+    const repo = await findRepository(cwd, settings, signal);
+    if (repo === undefined) {
       const path = join(root, "workspace");
       mkdirSync(path, { mode: 0o700 });
       const ws: EmptyWorkspace = {
@@ -107,7 +108,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       };
       return ws;
     }
-    return await cloneWorkspace({ root, scratch, top, cwd, settings, options });
+    return await cloneWorkspace({ root, scratch, repo, cwd, settings, options });
   } catch (err) {
     try {
       removeWorkspace(root, home);
@@ -121,25 +122,24 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
 interface CloneInput {
   root: string;
   scratch: string;
-  top: string;
+  repo: CallerRepository;
   cwd: string;
   settings: Pick<GitSettings, "env" | "timeoutMs">;
   options: CreateWorkspaceOptions;
 }
 
 async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
-  const { root, scratch, top, settings, options } = input;
+  const { root, scratch, settings, options } = input;
+  const { top, commonDir } = input.repo;
+  const head = input.repo.head?.commit;
   const { signal } = options;
   const caller = (args: string[], okCodes?: number[]) =>
     runGit(args, { cwd: top, settings, okCodes, signal });
 
-  const [commonDir, headOut, content, filters] = await Promise.all([
-    caller(["rev-parse", "--path-format=absolute", "--git-common-dir"]).then(text),
-    caller(["rev-parse", "-q", "--verify", "HEAD^{commit}"], [0, 1]),
+  const [content, filters] = await Promise.all([
     copySettings(top, settings, signal),
     planFilters(top, settings, signal),
   ]);
-  const head = headOut.code === 0 ? text(headOut) : undefined;
   // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
   // the repository's hash function, so ask git).
   const from = head ?? text(
@@ -245,9 +245,9 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
   // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the clone's.
   const cloneIndex = join(worktree, ".git", "index");
   let startTree: string;
-  if (head && !overlaid && untracked.copied === 0) {
+  if (input.repo.head && !overlaid && untracked.copied === 0) {
     seedIndex(cloneIndex, indexFile(copy, "start"));
-    startTree = text(await gitInCopy(copy, ["rev-parse", `${head}^{tree}`], { signal }));
+    startTree = input.repo.head.tree;
   } else {
     startTree = await recordTree(copy, "start", cloneIndex, signal);
   }
@@ -291,32 +291,6 @@ function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
     notes.push(`${more} more untracked entr${more === 1 ? "y was" : "ies were"} left out too`);
   }
   return notes;
-}
-
-/** The caller's repository top, or undefined when `cwd` is not in a working tree. */
-async function findRepository(
-  cwd: string,
-  settings: Pick<GitSettings, "env" | "timeoutMs">,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const out = await runGit(["rev-parse", "--show-toplevel"], {
-    cwd,
-    settings,
-    okCodes: [0, 128],
-    signal,
-  });
-  if (out.code === 0) return realpathSync(text(out));
-  if (/not a git repository|must be run in a work tree/i.test(out.stderr)) return undefined;
-  throw new ObservalError(
-    "FAILED_PRECONDITION",
-    `git rev-parse failed: ${out.stderr.trim().slice(0, 300)}`,
-    {
-      resource: cwd,
-      remediation: out.stderr.includes("safe.directory")
-        ? "Mark the repository as safe with `git config --global --add safe.directory <path>`"
-        : "Check the repository with `git status`, then try again",
-    },
-  );
 }
 
 /**
