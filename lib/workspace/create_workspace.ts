@@ -20,7 +20,7 @@ import {
 } from "./_git.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
 import { type CallerRepository, findRepository } from "./_repository.ts";
-import { copySettings } from "./_settings.ts";
+import { copySettings, readCallerConfig } from "./_settings.ts";
 import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
 import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
@@ -136,10 +136,9 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
   const caller = (args: string[], okCodes?: number[]) =>
     runGit(args, { cwd: top, settings, okCodes, signal });
 
-  const [content, filters] = await Promise.all([
-    copySettings(top, settings, signal),
-    planFilters(top, settings, signal),
-  ]);
+  const config = await readCallerConfig(top, settings, signal);
+  const content = copySettings(config, settings.env);
+  const filters = planFilters(config, top, settings.env);
   // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
   // the repository's hash function, so ask git).
   const from = head ?? text(

@@ -31,7 +31,6 @@ Deno.test("the workspace steps of a delegation from a clean repository start few
     "checkout --detach",
     "clone --shared",
     "config -z",
-    "config -z",
     "diff-index -p",
     "ls-files -z",
     "remote remove",
