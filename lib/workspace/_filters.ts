@@ -165,7 +165,18 @@ export async function copyFilterPins(
     }
     pinsOut.push(...switchedOff(name));
   }
-  for (const name of reproduced) {
+  assertCommandsOutside(worktree, git);
+  return pinsOut;
+}
+
+/**
+ * Checks that no reproduced filter's command names a file that now exists in the copy: the
+ * caller's repository did not hold it, so anyone who can write the copy chose its content.
+ *
+ * @throws {ObservalError} `FAILED_PRECONDITION` naming the filter and the word.
+ */
+export function assertCommandsOutside(worktree: string, git: GitSettings): void {
+  for (const name of git.filters ?? []) {
     for (const cmd of commandsOf(git.config, name)) {
       const inside = wordsInside(cmd, worktree);
       if (inside) {
@@ -177,7 +188,6 @@ export async function copyFilterPins(
       }
     }
   }
-  return pinsOut;
 }
 
 function changed(worktree: string, what: string): ObservalError {

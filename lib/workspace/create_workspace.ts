@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { ObservalError, toObservalError } from "../core/mod.ts";
-import { gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
+import { configDigest, gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
 import {
   formatBytes,
   GIT_TIMEOUT_MS,
@@ -273,6 +273,7 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     ...(head ? { head } : {}),
     startTree,
     git,
+    configDigest: configDigest(worktree),
   };
 }
 

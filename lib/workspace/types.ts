@@ -52,6 +52,11 @@ export interface GitWorkspace extends WorkspaceBase {
   /** The copy's tree before anything was installed into it. */
   readonly startTree: string;
   readonly git: GitSettings;
+  /**
+   * SHA-256 of the copy's `.git/config` as creation left it: while it is unchanged, the copy
+   * defines no git filter beyond those creation saw.
+   */
+  readonly configDigest?: string;
 }
 
 /** Either kind of workspace. */

@@ -39,7 +39,7 @@ Deno.test("the workspace steps of a delegation from a clean repository start few
   const git = ws as GitWorkspace;
   write(join(git.worktree, ".claude", "agents", "a.md"), "an agent\n");
   const [baseline, marked] = await step(() => markBaseline(git, [".claude/agents/a.md"]));
-  assert.deepEqual(marked, ["add -A", "config -z", "diff-tree -r", "write-tree "]);
+  assert.deepEqual(marked, ["add -A", "diff-tree -r", "write-tree "]);
   write(join(git.worktree, "README.md"), "one\ntwo\nthree\n");
   const [changes, read] = await step(() => workspaceChanges(git, baseline));
   assert.deepEqual(read, [
