@@ -47,7 +47,6 @@ Deno.test("the workspace steps of a delegation from a clean repository start few
     "config -z",
     "diff-tree -r",
     "diff-tree -r",
-    "diff-tree -r",
     "write-tree ",
   ]);
   assert.deepEqual(changes.stat, { files: 1, insertions: 1, deletions: 0 });
