@@ -270,7 +270,7 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     notes,
     worktree,
     repository: top,
-    ...(head ? { head } : {}),
+    ...(input.repo.head ? { head: input.repo.head.commit, headTree: input.repo.head.tree } : {}),
     startTree,
     git,
     configDigest: configDigest(worktree),

@@ -49,6 +49,8 @@ export interface GitWorkspace extends WorkspaceBase {
   readonly repository: string;
   /** The caller's HEAD commit; absent on an unborn branch. */
   readonly head?: string;
+  /** The tree of `head`. */
+  readonly headTree?: string;
   /** The copy's tree before anything was installed into it. */
   readonly startTree: string;
   readonly git: GitSettings;
