@@ -136,33 +136,31 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
   const caller = (args: string[], okCodes?: number[]) =>
     runGit(args, { cwd: top, settings, okCodes, signal });
 
-  const config = await readCallerConfig(top, settings, signal);
-  const content = copySettings(config, settings.env);
-  const filters = planFilters(config, top, settings.env);
+  const worktree = join(root, "worktree");
+  // The caller's config decides how git in the copy reads and writes files: the remote's
+  // removal and the checkout wait for it; the clone and the caller's side do not.
+  const planned = readCallerConfig(top, settings, signal).then((config) => {
+    const filters = planFilters(config, top, settings.env);
+    const git: GitSettings = {
+      ...settings,
+      config: [...copySettings(config, settings.env), ...filters.config],
+      filters: filters.reproduced,
+    };
+    return { filters, copy: { worktree, scratch, git } };
+  });
   // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
   // the repository's hash function, so ask git).
-  const from = head ?? text(
-    await runGit(["hash-object", "-t", "tree", "--stdin"], {
-      cwd: top,
-      settings,
-      input: "",
-      signal,
-    }),
-  );
-  const worktree = join(root, "worktree");
-  const git: GitSettings = {
-    ...settings,
-    config: [...content, ...filters.config],
-    filters: filters.reproduced,
-  };
-  const copy = { worktree, scratch, git };
+  const from = head !== undefined ? Promise.resolve(head) : runGit(
+    ["hash-object", "-t", "tree", "--stdin"],
+    { cwd: top, settings, input: "", signal },
+  ).then(text);
   const workers = String(
     options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
   );
 
   // The clone and checkout run while the caller's side is read; settled together so a
   // failure never leaves a git process writing into a root being removed.
-  const [, diff, others] = await settled([
+  const [, diff, others, { copy }] = await settled([
     (async () => {
       await runGit(
         [
@@ -180,6 +178,7 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
         ],
         { cwd: root, settings, signal },
       );
+      const { copy } = await planned;
       // Without a remote, a `git push` the agent runs cannot reach the caller's repository.
       await gitInCopy(copy, ["remote", "remove", "origin"], { signal });
       copyInfoFiles(commonDir, worktree);
@@ -192,15 +191,20 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     })(),
     // The caller's uncommitted work as a patch in a fixed format, whatever the user's diff
     // settings; plumbing, so nothing is refreshed or written. Submodules stay as committed.
-    caller(["diff-index", "-p", ...PATCH_FORMAT, "--ignore-submodules=all", from, "--"]).catch(
-      (err: unknown) => {
-        signal?.throwIfAborted();
-        return err instanceof ObservalError ? err : toObservalError(err);
-      },
+    from.then((base) =>
+      caller(["diff-index", "-p", ...PATCH_FORMAT, "--ignore-submodules=all", base, "--"])
+        .catch((err: unknown) => {
+          signal?.throwIfAborted();
+          return err instanceof ObservalError ? err : toObservalError(err);
+        })
     ),
     caller(["ls-files", "-z", "--others", "--exclude-standard"]).then(nulFields),
-    assertNoRefusedFilter(top, filters, settings, signal),
+    planned.then(async (plan) => {
+      await assertNoRefusedFilter(top, plan.filters, settings, signal);
+      return plan;
+    }),
   ]);
+  const git = copy.git;
 
   const notes: string[] = [];
 
