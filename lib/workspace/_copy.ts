@@ -3,10 +3,11 @@
  * files. Private to lib/workspace.
  * @module
  */
-import { copyFileSync, lstatSync, rmSync, statSync, utimesSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, lstatSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { ObservalError } from "../core/mod.ts";
-import { copyFilterPins } from "./_filters.ts";
+import { assertCommandsOutside, copyFilterPins } from "./_filters.ts";
 import { type GitResult, runGit, type RunGitOptions, text } from "./_git.ts";
 import type { GitSettings } from "./types.ts";
 import { exists } from "./workspace_roots.ts";
@@ -81,6 +82,35 @@ export async function withCallerFilters(copy: Copy, signal?: AbortSignal): Promi
   );
   if (pins.length === 0) return copy;
   return { ...copy, git: { ...copy.git, config: [...copy.git.config, ...pins] } };
+}
+
+/**
+ * {@linkcode withCallerFilters} for a copy nobody but us has had yet: while the copy's own
+ * config is byte for byte what creation left (`digest`, from {@linkcode configDigest}), it
+ * defines no filter beyond those creation's git calls saw, so git is not asked again; the
+ * reproduced filters' commands are still checked against the files now in the copy.
+ */
+export async function withCallerFiltersSince(
+  copy: Copy,
+  digest: string | undefined,
+  signal?: AbortSignal,
+): Promise<Copy> {
+  if (digest === undefined || configDigest(copy.worktree) !== digest) {
+    return await withCallerFilters(copy, signal);
+  }
+  assertCommandsOutside(copy.worktree, copy.git);
+  return copy;
+}
+
+/** SHA-256 of the copy's own config file (empty when there is none). */
+export function configDigest(worktree: string): string {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(join(worktree, ".git", "config"));
+  } catch {
+    bytes = new Uint8Array();
+  }
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /**

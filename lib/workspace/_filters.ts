@@ -44,19 +44,16 @@ const PLAIN = /^[A-Za-z0-9_%+=:,.@^/\[\]'" \t-]*$/;
 // A name that `-c filter.<name>.<key>=<value>` passes through unchanged.
 const PINNABLE = /^[^=\s\0]+$/;
 
-/** Reads the filter drivers the caller's git config defines and decides each one. */
-export async function planFilters(
+/**
+ * Decides each filter driver the caller's git config defines, from its config entries
+ * (`key\nvalue`, as `readCallerConfig()` gives them).
+ */
+export function planFilters(
+  entries: readonly string[],
   top: string,
-  settings: Pick<GitSettings, "env" | "timeoutMs">,
-  signal?: AbortSignal,
-): Promise<FilterPlan> {
-  const result = await runGit(["config", "-z", "--get-regexp", "^filter\\."], {
-    cwd: top,
-    settings,
-    okCodes: [0, 1],
-    signal,
-  });
-  const drivers = parseDrivers(new TextDecoder().decode(result.stdout).split("\0"));
+  env: GitSettings["env"],
+): FilterPlan {
+  const drivers = parseDrivers(entries.filter((e) => e.startsWith("filter.")));
   const plan: FilterPlan = { config: [], reproduced: [], refused: new Map() };
   for (const [name, driver] of drivers) {
     if (isOff(driver)) {
@@ -64,7 +61,7 @@ export async function planFilters(
       if (PINNABLE.test(name)) plan.config.push(...switchedOff(name));
       continue;
     }
-    const why = refusal(name, driver, top, settings.env);
+    const why = refusal(name, driver, top, env);
     if (why === undefined) {
       plan.reproduced.push(name);
       plan.config.push(...pins(name, driver));
@@ -168,7 +165,18 @@ export async function copyFilterPins(
     }
     pinsOut.push(...switchedOff(name));
   }
-  for (const name of reproduced) {
+  assertCommandsOutside(worktree, git);
+  return pinsOut;
+}
+
+/**
+ * Checks that no reproduced filter's command names a file that now exists in the copy: the
+ * caller's repository did not hold it, so anyone who can write the copy chose its content.
+ *
+ * @throws {ObservalError} `FAILED_PRECONDITION` naming the filter and the word.
+ */
+export function assertCommandsOutside(worktree: string, git: GitSettings): void {
+  for (const name of git.filters ?? []) {
     for (const cmd of commandsOf(git.config, name)) {
       const inside = wordsInside(cmd, worktree);
       if (inside) {
@@ -180,7 +188,6 @@ export async function copyFilterPins(
       }
     }
   }
-  return pinsOut;
 }
 
 function changed(worktree: string, what: string): ObservalError {

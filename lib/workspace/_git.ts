@@ -4,7 +4,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { concatBytes, ObservalError } from "../core/mod.ts";
+import { concatBytes, ObservalError, toObservalError } from "../core/mod.ts";
 import type { GitSettings } from "./types.ts";
 
 /** Default limit for one git call. */
@@ -92,7 +92,8 @@ export interface RunGitOptions {
   tooLarge?: (cap: number) => ObservalError;
   /**
    * Receives stdout chunk by chunk instead of collecting it: `stdout` in the result is then
-   * empty and `maxOutputBytes` does not apply (the receiver bounds what it keeps).
+   * empty and `maxOutputBytes` does not apply (the receiver bounds what it keeps). A throw
+   * stops git, and the call fails with it.
    */
   onStdout?: (chunk: Uint8Array) => void;
   signal?: AbortSignal;
@@ -149,7 +150,14 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
 
     child.stdout.on("data", (chunk: Uint8Array) => {
       if (failure) return;
-      if (options.onStdout) return options.onStdout(chunk);
+      if (options.onStdout) {
+        try {
+          options.onStdout(chunk);
+        } catch (e) {
+          stop(toObservalError(e));
+        }
+        return;
+      }
       outBytes += chunk.byteLength;
       if (outBytes > cap) {
         stop(

@@ -43,29 +43,40 @@ const FIXED: readonly string[] = [
   "advice.detachedHead=false",
 ];
 
-/** The caller's content settings plus the fixed ones, as `key=value` pairs for `-c`. */
-export async function copySettings(
+/**
+ * The caller's config entries (`key\nvalue`, later scopes last) that decide how the copy
+ * reads files: the content settings {@linkcode copySettings} pins and every filter driver
+ * (`filter.*`, for `planFilters()`), read in one git call.
+ */
+export async function readCallerConfig(
   top: string,
   settings: Pick<GitSettings, "env" | "timeoutMs">,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const pattern = `^(${Object.keys(CALLER_KEYS).map((k) => k.replace(".", "\\.")).join("|")})$`;
-  const result = await runGit(["config", "-z", "--get-regexp", pattern], {
-    cwd: top,
-    settings,
-    okCodes: [0, 1],
-    signal,
-  });
+  // git matches the regexp against keys whose section and variable names are lowercased.
+  const keys = Object.keys(CALLER_KEYS).map((k) => k.replace(".", "\\."));
+  const result = await runGit(
+    ["config", "-z", "--get-regexp", `^(${keys.join("|")})$|^filter\\.`],
+    { cwd: top, settings, okCodes: [0, 1], signal },
+  );
+  return new TextDecoder().decode(result.stdout).split("\0").filter(Boolean);
+}
+
+/**
+ * The caller's content settings (from {@linkcode readCallerConfig}'s entries) plus the fixed
+ * ones, as `key=value` pairs for `-c`.
+ */
+export function copySettings(entries: readonly string[], env: GitSettings["env"]): string[] {
   const found = new Map<string, string>();
-  for (const entry of new TextDecoder().decode(result.stdout).split("\0")) {
-    if (!entry) continue;
+  for (const entry of entries) {
     const nl = entry.indexOf("\n");
     // A key with no "=" at all is a boolean true.
     const [key, value] = nl < 0 ? [entry, "true"] : [entry.slice(0, nl), entry.slice(nl + 1)];
-    found.set(key.toLowerCase(), value); // later scopes win, as in git
+    const name = key.toLowerCase();
+    if (Object.hasOwn(CALLER_KEYS, name)) found.set(name, value); // later scopes win, as in git
   }
   const pins = (Object.keys(CALLER_KEYS) as CallerKey[]).map((key) =>
-    `${key}=${found.get(key) ?? CALLER_KEYS[key](settings.env)}`
+    `${key}=${found.get(key) ?? CALLER_KEYS[key](env)}`
   );
   return [...pins, ...FIXED];
 }

@@ -29,15 +29,19 @@ export function preimageIds(patch: string): string[] {
 }
 
 /**
- * A pack of the patch's preimages that exist only in the copy (objects the copy borrows
- * from the caller's repository are left out), or undefined when there are none, or when
- * they pass {@linkcode MAX_BASE_PACK_BYTES}.
+ * A pack of the preimages of `patch` (what `workspaceChanges()` gave for `ws`) that
+ * exist only in the copy (objects the copy borrows from the caller's repository are left
+ * out), or undefined when there are none, or when they pass
+ * {@linkcode MAX_BASE_PACK_BYTES}.
  */
 export async function baseObjects(
   ws: GitWorkspace,
   patch: string,
   signal?: AbortSignal,
 ): Promise<Uint8Array | undefined> {
+  // The preimages are base-tree blobs outside the setup paths, so the start tree's; when
+  // that is HEAD's tree, the caller has them all.
+  if (ws.headTree !== undefined && ws.startTree === ws.headTree) return undefined;
   const ids = preimageIds(patch);
   if (ids.length === 0) return undefined;
   try {

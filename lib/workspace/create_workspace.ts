@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { ObservalError, toObservalError } from "../core/mod.ts";
-import { gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
+import { configDigest, gitInCopy, indexFile, recordTree, seedIndex } from "./_copy.ts";
 import {
   formatBytes,
   GIT_TIMEOUT_MS,
@@ -19,7 +19,8 @@ import {
   text,
 } from "./_git.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
-import { copySettings } from "./_settings.ts";
+import { type CallerRepository, findRepository } from "./_repository.ts";
+import { copySettings, readCallerConfig } from "./_settings.ts";
 import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
 import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
@@ -91,8 +92,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     const scratch = join(root, "scratch");
     mkdirSync(scratch, { mode: 0o700 });
     const settings = { env: gitEnv(options.env), timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };
-    const top = await findRepository(cwd, settings, signal);
-    if (top === undefined) {
+    const repo = await findRepository(cwd, settings, signal);
+    if (repo === undefined) {
       const path = join(root, "workspace");
       mkdirSync(path, { mode: 0o700 });
       const ws: EmptyWorkspace = {
@@ -107,7 +108,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       };
       return ws;
     }
-    return await cloneWorkspace({ root, scratch, top, cwd, settings, options });
+    return await cloneWorkspace({ root, scratch, repo, cwd, settings, options });
   } catch (err) {
     try {
       removeWorkspace(root, home);
@@ -121,49 +122,45 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
 interface CloneInput {
   root: string;
   scratch: string;
-  top: string;
+  repo: CallerRepository;
   cwd: string;
   settings: Pick<GitSettings, "env" | "timeoutMs">;
   options: CreateWorkspaceOptions;
 }
 
 async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
-  const { root, scratch, top, settings, options } = input;
+  const { root, scratch, settings, options } = input;
+  const { top, commonDir } = input.repo;
+  const head = input.repo.head?.commit;
   const { signal } = options;
   const caller = (args: string[], okCodes?: number[]) =>
     runGit(args, { cwd: top, settings, okCodes, signal });
 
-  const [commonDir, headOut, content, filters] = await Promise.all([
-    caller(["rev-parse", "--path-format=absolute", "--git-common-dir"]).then(text),
-    caller(["rev-parse", "-q", "--verify", "HEAD^{commit}"], [0, 1]),
-    copySettings(top, settings, signal),
-    planFilters(top, settings, signal),
-  ]);
-  const head = headOut.code === 0 ? text(headOut) : undefined;
+  const worktree = join(root, "worktree");
+  // The caller's config decides how git in the copy reads and writes files: the remote's
+  // removal and the checkout wait for it; the clone and the caller's side do not.
+  const planned = readCallerConfig(top, settings, signal).then((config) => {
+    const filters = planFilters(config, top, settings.env);
+    const git: GitSettings = {
+      ...settings,
+      config: [...copySettings(config, settings.env), ...filters.config],
+      filters: filters.reproduced,
+    };
+    return { filters, copy: { worktree, scratch, git } };
+  });
   // An unborn branch has no HEAD: the copy starts from the empty tree (its id depends on
   // the repository's hash function, so ask git).
-  const from = head ?? text(
-    await runGit(["hash-object", "-t", "tree", "--stdin"], {
-      cwd: top,
-      settings,
-      input: "",
-      signal,
-    }),
-  );
-  const worktree = join(root, "worktree");
-  const git: GitSettings = {
-    ...settings,
-    config: [...content, ...filters.config],
-    filters: filters.reproduced,
-  };
-  const copy = { worktree, scratch, git };
+  const from = head !== undefined ? Promise.resolve(head) : runGit(
+    ["hash-object", "-t", "tree", "--stdin"],
+    { cwd: top, settings, input: "", signal },
+  ).then(text);
   const workers = String(
     options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
   );
 
   // The clone and checkout run while the caller's side is read; settled together so a
   // failure never leaves a git process writing into a root being removed.
-  const [, diff, others] = await settled([
+  const [, diff, others, { copy }] = await settled([
     (async () => {
       await runGit(
         [
@@ -181,6 +178,7 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
         ],
         { cwd: root, settings, signal },
       );
+      const { copy } = await planned;
       // Without a remote, a `git push` the agent runs cannot reach the caller's repository.
       await gitInCopy(copy, ["remote", "remove", "origin"], { signal });
       copyInfoFiles(commonDir, worktree);
@@ -193,15 +191,20 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     })(),
     // The caller's uncommitted work as a patch in a fixed format, whatever the user's diff
     // settings; plumbing, so nothing is refreshed or written. Submodules stay as committed.
-    caller(["diff-index", "-p", ...PATCH_FORMAT, "--ignore-submodules=all", from, "--"]).catch(
-      (err: unknown) => {
-        signal?.throwIfAborted();
-        return err instanceof ObservalError ? err : toObservalError(err);
-      },
+    from.then((base) =>
+      caller(["diff-index", "-p", ...PATCH_FORMAT, "--ignore-submodules=all", base, "--"])
+        .catch((err: unknown) => {
+          signal?.throwIfAborted();
+          return err instanceof ObservalError ? err : toObservalError(err);
+        })
     ),
     caller(["ls-files", "-z", "--others", "--exclude-standard"]).then(nulFields),
-    assertNoRefusedFilter(top, filters, settings, signal),
+    planned.then(async (plan) => {
+      await assertNoRefusedFilter(top, plan.filters, settings, signal);
+      return plan;
+    }),
   ]);
+  const git = copy.git;
 
   const notes: string[] = [];
 
@@ -245,9 +248,9 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
   // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the clone's.
   const cloneIndex = join(worktree, ".git", "index");
   let startTree: string;
-  if (head && !overlaid && untracked.copied === 0) {
+  if (input.repo.head && !overlaid && untracked.copied === 0) {
     seedIndex(cloneIndex, indexFile(copy, "start"));
-    startTree = text(await gitInCopy(copy, ["rev-parse", `${head}^{tree}`], { signal }));
+    startTree = input.repo.head.tree;
   } else {
     startTree = await recordTree(copy, "start", cloneIndex, signal);
   }
@@ -271,9 +274,10 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     notes,
     worktree,
     repository: top,
-    ...(head ? { head } : {}),
+    ...(input.repo.head ? { head: input.repo.head.commit, headTree: input.repo.head.tree } : {}),
     startTree,
     git,
+    configDigest: configDigest(worktree),
   };
 }
 
@@ -291,32 +295,6 @@ function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
     notes.push(`${more} more untracked entr${more === 1 ? "y was" : "ies were"} left out too`);
   }
   return notes;
-}
-
-/** The caller's repository top, or undefined when `cwd` is not in a working tree. */
-async function findRepository(
-  cwd: string,
-  settings: Pick<GitSettings, "env" | "timeoutMs">,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const out = await runGit(["rev-parse", "--show-toplevel"], {
-    cwd,
-    settings,
-    okCodes: [0, 128],
-    signal,
-  });
-  if (out.code === 0) return realpathSync(text(out));
-  if (/not a git repository|must be run in a work tree/i.test(out.stderr)) return undefined;
-  throw new ObservalError(
-    "FAILED_PRECONDITION",
-    `git rev-parse failed: ${out.stderr.trim().slice(0, 300)}`,
-    {
-      resource: cwd,
-      remediation: out.stderr.includes("safe.directory")
-        ? "Mark the repository as safe with `git config --global --add safe.directory <path>`"
-        : "Check the repository with `git status`, then try again",
-    },
-  );
 }
 
 /**

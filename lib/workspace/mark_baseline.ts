@@ -4,7 +4,13 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { ObservalError } from "../core/mod.ts";
-import { assertOwnGitDir, gitInCopy, indexFile, recordTree, withCallerFilters } from "./_copy.ts";
+import {
+  assertOwnGitDir,
+  gitInCopy,
+  indexFile,
+  recordTree,
+  withCallerFiltersSince,
+} from "./_copy.ts";
 import { nulFields } from "./_git.ts";
 import type { Baseline, GitWorkspace, Workspace } from "./types.ts";
 
@@ -37,7 +43,8 @@ export async function markBaseline(
   if (ws.kind !== "git") return { setupPaths: [] };
   const written = writtenPaths.map((p) => topPath(ws, p));
   assertOwnGitDir(ws);
-  const copy = await withCallerFilters(ws, options.signal);
+  // Before the agent runs, only our install has written the copy.
+  const copy = await withCallerFiltersSince(ws, ws.configDigest, options.signal);
   const baseTree = await recordTree(copy, "base", indexFile(ws, "start"), options.signal);
   const changed = baseTree === ws.startTree ? [] : nulFields(
     await gitInCopy(

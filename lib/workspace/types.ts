@@ -49,9 +49,16 @@ export interface GitWorkspace extends WorkspaceBase {
   readonly repository: string;
   /** The caller's HEAD commit; absent on an unborn branch. */
   readonly head?: string;
+  /** The tree of `head`. */
+  readonly headTree?: string;
   /** The copy's tree before anything was installed into it. */
   readonly startTree: string;
   readonly git: GitSettings;
+  /**
+   * SHA-256 of the copy's `.git/config` as creation left it: while it is unchanged, the copy
+   * defines no git filter beyond those creation saw.
+   */
+  readonly configDigest?: string;
 }
 
 /** Either kind of workspace. */

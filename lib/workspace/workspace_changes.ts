@@ -13,7 +13,8 @@ import {
   recordTree,
   withCallerFilters,
 } from "./_copy.ts";
-import { approxBytes, formatBytes, nulFields, PATCH_FORMAT } from "./_git.ts";
+import { approxBytes, formatBytes, GIT_MAX_OUTPUT_BYTES, nulFields, PATCH_FORMAT } from "./_git.ts";
+import { NumstatThenPatch, sumNumstat } from "./_numstat.ts";
 import { filesToLeaveOut, PatchBudget, type PatchRead } from "./_patch_budget.ts";
 import { MAX_COMPARED_BYTES, onlySchemaChanged } from "./_schema_only.ts";
 import type { Baseline, ChangeStat, OmittedFile, Workspace, WorkspaceChanges } from "./types.ts";
@@ -77,14 +78,9 @@ export async function workspaceChanges(
   const pathspec = ["--", ":(top)", ...setup.map((p) => `:(top,exclude,literal)${p}`)];
   const cap = options.maxPatchBytes ?? MAX_PATCH_BYTES;
   const trees = { base, after };
-  // Three reads of two trees, independent of each other: run together.
-  const [read, numstat, touched] = await Promise.all([
-    readPatch(copy, trees, pathspec, cap, signal),
-    gitInCopy(
-      copy,
-      ["diff-tree", "-r", "-z", "--numstat", "--no-renames", base, after, ...pathspec],
-      { signal },
-    ).then(nulFields),
+  // Two reads of two trees, independent of each other: run together.
+  const [read, touched] = await Promise.all([
+    readPatch(copy, trees, pathspec, cap, signal, { numstat: true }),
     changedSetupPaths(copy, trees, setup, signal),
   ]);
 
@@ -116,7 +112,7 @@ export async function workspaceChanges(
     patch: new TextDecoder().decode(bytes),
     bytes,
     notes,
-    stat: parseNumstat(numstat, left),
+    stat: sumNumstat(read.numstat, left),
     omitted,
   };
 }
@@ -126,21 +122,39 @@ interface Trees {
   after: string;
 }
 
-/** The patch between the trees, measured file by file, kept whole only if it fits `cap`. */
+/**
+ * The patch between the trees, measured file by file, kept whole only if it fits `cap`;
+ * with `numstat`, also the diffstat records git prints ahead of it in the same call.
+ */
 async function readPatch(
   copy: Copy,
   trees: Trees,
   pathspec: readonly string[],
   cap: number,
   signal?: AbortSignal,
-): Promise<PatchRead> {
+  options: { numstat?: boolean } = {},
+): Promise<PatchRead & { numstat: string[] }> {
   const budget = new PatchBudget(cap);
+  const stat = options.numstat
+    ? new NumstatThenPatch((chunk) => budget.push(chunk), GIT_MAX_OUTPUT_BYTES)
+    : undefined;
+  // -z only ends the numstat records with NULs; the patch is the same bytes either way.
   await gitInCopy(
     copy,
-    ["diff-tree", "-r", "-p", ...PATCH_FORMAT, trees.base, trees.after, ...pathspec],
-    { onStdout: (chunk) => budget.push(chunk), signal },
+    [
+      "diff-tree",
+      "-r",
+      ...(stat ? ["-z", "--numstat"] : []),
+      "-p",
+      ...PATCH_FORMAT,
+      trees.base,
+      trees.after,
+      ...pathspec,
+    ],
+    { onStdout: (chunk) => stat ? stat.push(chunk) : budget.push(chunk), signal },
   );
-  return budget.finish();
+  stat?.finish();
+  return { ...budget.finish(), numstat: stat?.records ?? [] };
 }
 
 /**
@@ -208,20 +222,4 @@ function omittedNotes(omitted: readonly OmittedFile[], cap: number): string[] {
     );
   }
   return notes;
-}
-
-/**
- * Sums `--numstat -z` records ("added\tdeleted\tpath"; `-` for binary files), skipping
- * the paths in `skip`.
- */
-function parseNumstat(records: string[], skip: ReadonlySet<string>): ChangeStat {
-  const stat = { ...NOTHING };
-  for (const record of records) {
-    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(record);
-    if (!m || skip.has(m[3])) continue;
-    stat.files++;
-    if (m[1] !== "-") stat.insertions += Number(m[1]);
-    if (m[2] !== "-") stat.deletions += Number(m[2]);
-  }
-  return stat;
 }

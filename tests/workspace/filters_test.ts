@@ -147,3 +147,31 @@ Deno.test("workspaceChanges() runs no filter the agent configured in its copy", 
   });
   assert.ok(!existsSync(marker));
 });
+
+Deno.test("markBaseline() runs no filter the copy's config gained after creation", async () => {
+  using sb = sandbox();
+  const repo = rot13Repo(sb);
+  const ws = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }) as GitWorkspace;
+  const w = ws.worktree;
+  const marker = join(sb.dir, "filter-ran");
+  git(w, sb.env, "config", "filter.evil.clean", `touch ${marker}; cat`);
+  git(w, sb.env, "config", "filter.evil.required", "true");
+  write(join(w, ".gitattributes"), "*.sec filter=rot13\n*.txt filter=evil\n");
+  write(join(w, "setup.txt"), "written before the baseline\n");
+  const baseline = await markBaseline(ws, ["setup.txt"]);
+  assert.ok(!existsSync(marker), "a filter the copy's config gained must not run");
+  assert.deepEqual(baseline.setupPaths, [".gitattributes", "setup.txt"]);
+});
+
+Deno.test("markBaseline() refuses a caller's filter whose command now names a file in the copy", async () => {
+  using sb = sandbox();
+  const repo = rot13Repo(sb);
+  const ws = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }) as GitWorkspace;
+  // The copy's config is untouched; the filter's program name is now a file in the copy.
+  write(join(ws.worktree, "tr"), "#!/bin/sh\ncat\n", 0o755);
+  await assert.rejects(markBaseline(ws, ["tr"]), (err: Error & { code?: string }) => {
+    assert.equal(err.code, "FAILED_PRECONDITION");
+    assert.match(err.message, /the filter "rot13" names "tr", which now exists in the copy/);
+    return true;
+  });
+});

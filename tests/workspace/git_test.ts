@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { ObservalError } from "../../lib/core/mod.ts";
 import { ALWAYS_CONFIG, gitEnv, runGit } from "../../lib/workspace/_git.ts";
 import { commitAll, initRepo, sandbox, write } from "./_helpers.ts";
 
@@ -102,6 +103,39 @@ Deno.test("runGit() stops a call whose output passes the cap", async () => {
   );
   const all = await runGit(["cat-file", "-p", "HEAD:big.txt"], { cwd: repo, settings });
   assert.equal(all.stdout.byteLength, 200_000);
+});
+
+Deno.test("runGit() stops a call whose stdout receiver throws, failing with its error", async () => {
+  using sb = sandbox();
+  const repo = initRepo(sb);
+  write(join(repo, "big.txt"), "x".repeat(4_000_000));
+  commitAll(repo, sb.env);
+  const settings = { env: gitEnv(sb.env), timeoutMs: 10_000 };
+  let chunks = 0;
+  const started = performance.now();
+  await assert.rejects(
+    runGit(["cat-file", "-p", "HEAD:big.txt"], {
+      cwd: repo,
+      settings,
+      onStdout: () => {
+        chunks++;
+        throw new ObservalError("RESOURCE_EXHAUSTED", "too much for the receiver");
+      },
+    }),
+    { code: "RESOURCE_EXHAUSTED", message: "too much for the receiver" },
+  );
+  assert.equal(chunks, 1, "nothing is passed on after the throw");
+  assert.ok(performance.now() - started < 5_000);
+  await assert.rejects(
+    runGit(["cat-file", "-p", "HEAD:big.txt"], {
+      cwd: repo,
+      settings,
+      onStdout: () => {
+        throw new Error("a bug");
+      },
+    }),
+    { code: "INTERNAL", message: "Unexpected failure: a bug" },
+  );
 });
 
 Deno.test("runGit() never runs the repository's hooks", async () => {
