@@ -224,3 +224,75 @@ Deno.test("embedded entry reads answer exactly as the registry app does, pinned 
     await t.close();
   }
 });
+
+Deno.test("embedded Agent detail and install answer exactly as the registry app does, refusals included", async () => {
+  const t = await setUp();
+  try {
+    const client = new RegistryClient({ transport: t.direct, label: "the embedded registry" });
+    const approved = String(
+      (await client.search({ query: { text: "agent" } })).results[0].identifier,
+    );
+    // Published, never reviewed: its detail shows, its install is refused.
+    const pending = await t.reg.embedded().publishAgent({
+      yaml: agentYaml(99),
+      visibility: "public",
+    });
+    const ids = [
+      approved,
+      approved.split(":").pop()!,
+      String(pending.identifier),
+      "urn:air:observal.local:agent:00000000-0000-0000-0000-000000000000",
+      "nobody",
+    ];
+    const get = (path: string): RegistryCall => ({
+      method: "GET",
+      path,
+      headers: {},
+      timeoutMs: 5_000,
+    });
+    const post = (path: string, body: string): RegistryCall => ({
+      method: "POST",
+      path,
+      headers: { "content-type": "application/json" },
+      body,
+      timeoutMs: 5_000,
+    });
+    const install = JSON.stringify({
+      harness: "claude-code",
+      options: { scope: "project", local_name: "fixer" },
+      platform: "linux",
+      supported_features: [],
+    });
+    const bodies = [
+      install,
+      JSON.stringify({ harness: "no-such-harness" }),
+      JSON.stringify({ harness: "codex", extra: 1 }),
+      JSON.stringify({ options: {} }),
+      "{not json",
+      JSON.stringify({ harness: "codex", platform: "x".repeat(600 * 1024) }),
+    ];
+    let answered = 0;
+    for (const id of ids) {
+      const path = `/api/v1/agents/${encodeURIComponent(id)}`;
+      const detail = await raw(t.direct, get(path));
+      assert.deepEqual(detail, await raw(t.app, get(path)), id);
+      for (const body of bodies) {
+        const direct = await raw(t.direct, post(`${path}/install`, body));
+        const app = await raw(t.app, post(`${path}/install`, body));
+        // Past the limit the app stops reading, so only the direct path can say the size.
+        if (body.length > 512 * 1024 && "message" in direct && "message" in app) {
+          assert.match(String(direct.message), /^The request body is \d+ bytes, larger than/);
+          direct.message = app.message;
+        }
+        assert.deepEqual(direct, app, `${id} ${body.slice(0, 40)}`);
+        if ("json" in direct) answered++;
+      }
+    }
+    // The approved Agent installs, by identifier and by UUID; nothing else does.
+    assert.equal(answered, 2);
+    const malformed = get("/api/v1/agents/%E0%A4%A");
+    assert.deepEqual(await raw(t.direct, malformed), await raw(t.app, malformed));
+  } finally {
+    await t.close();
+  }
+});
