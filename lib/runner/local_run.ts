@@ -6,33 +6,26 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type Artifact, type Task, textArtifact } from "../a2a/mod.ts";
-import { type Context, homeFault, isoSeconds, ObservalError } from "../core/mod.ts";
+import type { Task } from "../a2a/mod.ts";
+import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   forksSession,
   getHarness,
-  headlessErrorLine,
   normalizeHarness,
-  parseHeadlessOutput,
   planHeadlessRun,
   type ResumableSession,
   resumableSession,
-  stripAnsi,
 } from "../harness/mod.ts";
-import { killProcessesIn, processIdentity, spawnChild, terminateGroup } from "../process/mod.ts";
+import { spawnChild } from "../process/mod.ts";
 import { sandboxedCommand } from "./sandboxed_command.ts";
-import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
-import type { TaskStore } from "../store/mod.ts";
+import type { EntryDocument } from "../registry/mod.ts";
 import {
-  BASE_PACK_FILE,
-  baseObjects,
   createWorkspace,
   markBaseline,
   removeWorkspace,
   type Workspace,
-  workspaceChanges,
 } from "../workspace/mod.ts";
 import { childEnv } from "./child_env.ts";
 import { installAgent } from "./install_agent.ts";
@@ -40,60 +33,10 @@ import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
 import { logFile, workerLog } from "./worker_process.ts";
+import { errorText, type LocalRunDeps, observal, type Outcome, working } from "./_local_ops.ts";
+import { childOutcome } from "./local_child.ts";
 
-/** How often the worker looks for a cancel request while the child runs. */
-const CANCEL_CHECK_MS = 200;
-/** How long the child's process group gets between SIGTERM and SIGKILL. */
-const TERMINATE_GRACE_MS = 10_000;
-/** Output of the child we read back to find its answer (the logs keep up to 16 MiB). */
-const MAX_OUTPUT_READ = 16 * 1024 * 1024;
-
-/** What a local run needs. */
-export interface LocalRunDeps {
-  ctx: Context;
-  store: TaskStore;
-  registry: () => RegistryClient;
-}
-
-/**
- * How the run ended, before the workspace is removed and the task settled. A failure names
- * the log to read: the child's stderr once it ran, else the worker's own log.
- */
-type Outcome =
-  | { state: "TASK_STATE_COMPLETED"; text: string; artifacts: Artifact[] }
-  | { state: "TASK_STATE_FAILED"; text: string; log?: string }
-  | { state: "TASK_STATE_CANCELED" | "TASK_STATE_REJECTED"; text: string };
-
-function update(deps: LocalRunDeps, id: string, fn: (t: Task) => Task): Task {
-  const { task, changed } = deps.store.update(id, fn);
-  return changed ? markChanged(deps.store, task) : task;
-}
-
-function working(deps: LocalRunDeps, id: string, text: string): Task {
-  return update(deps, id, (t) => ({
-    ...t,
-    status: {
-      state: "TASK_STATE_WORKING",
-      timestamp: isoSeconds(deps.ctx.clock.now()),
-      message: agentMessage(text, t.id, t.contextId),
-    },
-  }));
-}
-
-function observal(deps: LocalRunDeps, id: string, patch: Record<string, unknown>): Task {
-  return update(deps, id, (t) => {
-    const meta: Record<string, unknown> = { ...t.metadata.observal, ...patch };
-    for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
-    return { ...t, metadata: { ...t.metadata, observal: meta as Task["metadata"]["observal"] } };
-  });
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof ObservalError) {
-    return [err.message, err.remediation].filter(Boolean).join(". ");
-  }
-  return err instanceof Error ? err.message : String(err);
-}
+export type { LocalRunDeps } from "./_local_ops.ts";
 
 /** The registry's approval, checked again at run time: it may have been withdrawn. */
 async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | undefined> {
@@ -114,55 +57,6 @@ async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | u
     return "it is no longer approved";
   }
   return undefined;
-}
-
-function readBounded(path: string): string {
-  try {
-    const text = readFileSync(path, "utf8");
-    return text.length > MAX_OUTPUT_READ ? text.slice(0, MAX_OUTPUT_READ) : text;
-  } catch {
-    return "";
-  }
-}
-
-/** Waits for the child, a cancel request or the deadline, whichever comes first. */
-async function waitForChild(
-  deps: LocalRunDeps,
-  id: string,
-  child: Awaited<ReturnType<typeof spawnChild>>,
-  deadline: number,
-): Promise<"exited" | "canceled" | "timeout" | "fault"> {
-  const { clock } = deps.ctx;
-  let exited = false;
-  child.exited.then(() => (exited = true));
-  for (;;) {
-    // The check's timer goes when the child exits first: it would hold the worker open.
-    const nap = new AbortController();
-    try {
-      await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {})]);
-    } finally {
-      nap.abort();
-    }
-    if (exited) return "exited";
-    // Output that cannot be kept (a full disk) ends the run: its answer would be lost.
-    const why = deps.store.cancelRequested(id)
-      ? "canceled"
-      : child.fault()
-      ? "fault"
-      : clock.now().getTime() >= deadline
-      ? "timeout"
-      : undefined;
-    if (why) {
-      await terminateGroup(child.pid, { clock, graceMs: TERMINATE_GRACE_MS, exited: child.exited });
-      await child.exited;
-      return why;
-    }
-  }
-}
-
-function statText(stat: { files: number; insertions: number; deletions: number }): string {
-  const files = `${stat.files} file${stat.files === 1 ? "" : "s"} changed`;
-  return `${files}, +${stat.insertions} -${stat.deletions}`;
 }
 
 async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<Outcome> {
@@ -269,108 +163,16 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
       text: `${facts.display_name} could not be started: ${errorText(err)}.`,
     };
   }
-  const childStartTime = processIdentity(child.pid)?.startTime;
-  observal(deps, id, { childPid: child.pid, childStartTime, childSessionId: plan.sessionId });
-
-  const timeout = meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS;
-  const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
-  // A sandbox's PID namespace ends with its first process; without one, whatever the
-  // child left running in its copy (setsid escapes its group) is ended here.
-  if (meta.sandbox !== "bwrap") killProcessesIn(ws.root, childStartTime);
-  observal(deps, id, { childPid: undefined, childStartTime: undefined });
-  if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
-  if (why === "timeout") {
-    return {
-      state: "TASK_STATE_FAILED",
-      text: `Timed out after ${timeout} seconds.`,
-      log: logs.stderr,
-    };
-  }
-
-  const exit = await child.exited;
-  if (why === "fault" || exit.fault) {
-    const fault = exit.fault ?? child.fault();
-    const said = errorText(
-      homeFault(fault, ctx.home, dir) ?? `Cannot write the task's logs in ${dir}: ${fault}`,
-    );
-    return {
-      state: "TASK_STATE_FAILED",
-      text: `${facts.display_name}'s output could not be kept, so its answer was lost. ${said}`,
-      log: logs.stderr,
-    };
-  }
-  const stdout = readBounded(logs.stdout);
-  const stderr = readBounded(logs.stderr);
-  const result = parseHeadlessOutput(harness, {
-    stdout,
-    stderr,
-    exitCode: exit.code,
-    outputFileText: plan.outputFile ? readBounded(plan.outputFile) || undefined : undefined,
-  }, plan);
-  if (result.sessionId) observal(deps, id, { childSessionId: result.sessionId });
-
-  const changes = await workspaceChanges(ws, baseline);
-  const notes = [...ws.notes, ...changes.notes];
-  if (notes.length) observal(deps, id, { notes });
-  // The harness's own words for what went wrong, when it said any.
-  const said = () =>
-    headlessErrorLine(harness, { stdout, stderr: stripAnsi(stderr), exitCode: exit.code }, result);
-  if (exit.code !== 0 || result.error) {
-    const line = said();
-    const how = exit.code === null
-      ? `was stopped by ${exit.signal}`
-      : exit.code === 0
-      ? "reported an error"
-      : `exited with code ${exit.code}`;
-    return {
-      state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} ${how}${line ? `: ${line}` : ""}`,
-      log: logs.stderr,
-    };
-  }
-  if (!result.text && !changes.patch) {
-    const line = said();
-    return {
-      state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} returned no answer and made no changes${
-        line ? `: ${line}` : ""
-      }`,
-      log: logs.stderr,
-    };
-  }
-  const artifacts: Artifact[] = [];
-  if (result.text) artifacts.push(textArtifact("result", result.text));
-  if (changes.patch) {
-    const patchPath = join(dir, "changes.patch");
-    writeFileSync(patchPath, changes.bytes, { mode: 0o600 });
-    // What `delegate apply --3way` needs that goes with the copy: the preimages of files
-    // the caller had changed but not committed.
-    const base = ws.kind === "git" ? await baseObjects(ws, changes.patch) : undefined;
-    if (base) writeFileSync(join(dir, BASE_PACK_FILE), base, { mode: 0o600 });
-    observal(deps, id, { patchPath });
-    artifacts.push(textArtifact("changes.patch", changes.patch, "text/x-diff"));
-  }
-  const done = changes.patch
-    ? `Done. Proposed changes attached (${statText(changes.stat)}).`
-    : "Done.";
-  return {
-    state: "TASK_STATE_COMPLETED",
-    text: changes.omitted.length ? `${done} ${omittedText(changes.omitted)}` : done,
-    artifacts,
-  };
-}
-
-/** The files too large for the patch, named in the result so nobody takes it as whole. */
-function omittedText(omitted: readonly { path: string; bytes: number }[]): string {
-  const named = omitted.slice(0, 5).map((f) => `${f.path} (${formatSize(f.bytes)})`).join(", ");
-  const more = omitted.length > 5 ? ` and ${omitted.length - 5} more` : "";
-  return `Left out of the patch as too large: ${named}${more}; see the task's notes.`;
-}
-
-function formatSize(bytes: number): string {
-  return bytes >= 1024 * 1024
-    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
-    : `${Math.ceil(bytes / 1024)} KiB`;
+  return await childOutcome(deps, id, {
+    harness,
+    plan,
+    logs,
+    ws,
+    baseline,
+    taskDir: dir,
+    timeoutSeconds: meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS,
+    sandbox: meta.sandbox,
+  }, child);
 }
 
 /** The worker's run of one local task. Always leaves the task settled and the copy gone. */

@@ -1,0 +1,226 @@
+/**
+ * The harness child of a local run, from its start to the run's outcome: it is watched for
+ * a cancel request, the deadline and output that cannot be kept; then its answer is read,
+ * and its edits become `changes.patch`. Everything it needs but the child's handle is
+ * plain data ({@linkcode ChildRun}).
+ * @module
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Artifact, textArtifact } from "../a2a/mod.ts";
+import { homeFault } from "../core/mod.ts";
+import {
+  getHarness,
+  type HarnessKey,
+  headlessErrorLine,
+  type HeadlessPlan,
+  parseHeadlessOutput,
+  stripAnsi,
+} from "../harness/mod.ts";
+import {
+  type ChildHandle,
+  killProcessesIn,
+  processIdentity,
+  terminateGroup,
+} from "../process/mod.ts";
+import {
+  BASE_PACK_FILE,
+  type Baseline,
+  baseObjects,
+  type Workspace,
+  workspaceChanges,
+} from "../workspace/mod.ts";
+import { errorText, type LocalRunDeps, observal, type Outcome } from "./_local_ops.ts";
+
+/** How often the worker looks for a cancel request while the child runs. */
+const CANCEL_CHECK_MS = 200;
+/** How long the child's process group gets between SIGTERM and SIGKILL. */
+const TERMINATE_GRACE_MS = 10_000;
+/** Output of the child we read back to find its answer (the logs keep up to 16 MiB). */
+const MAX_OUTPUT_READ = 16 * 1024 * 1024;
+
+/** What the run knows of its child once it has started. */
+export interface ChildRun {
+  harness: HarnessKey;
+  plan: HeadlessPlan;
+  /** The child's captured output. */
+  logs: { stdout: string; stderr: string };
+  ws: Workspace;
+  baseline: Baseline;
+  /** The task's folder, where the patch goes. */
+  taskDir: string;
+  timeoutSeconds: number;
+  /**
+   * The task's sandbox (`bwrap`, `seatbelt`, `none`): without a PID namespace, what the
+   * child left running in its copy is ended here.
+   */
+  sandbox?: string;
+}
+
+/**
+ * Watches the started child to its end and makes the run's outcome of it.
+ *
+ * @param run what the run knows of its child
+ * @param child the child's handle, as started
+ */
+export async function childOutcome(
+  deps: LocalRunDeps,
+  id: string,
+  run: ChildRun,
+  child: ChildHandle,
+): Promise<Outcome> {
+  const { ctx } = deps;
+  const { harness, plan, logs, ws, baseline, taskDir: dir } = run;
+  const facts = getHarness(harness);
+  const childStartTime = processIdentity(child.pid)?.startTime;
+  observal(deps, id, { childPid: child.pid, childStartTime, childSessionId: plan.sessionId });
+
+  const timeout = run.timeoutSeconds;
+  const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
+  // A sandbox's PID namespace ends with its first process; without one, whatever the
+  // child left running in its copy (setsid escapes its group) is ended here.
+  if (run.sandbox !== "bwrap") killProcessesIn(ws.root, childStartTime);
+  observal(deps, id, { childPid: undefined, childStartTime: undefined });
+  if (why === "canceled") return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
+  if (why === "timeout") {
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `Timed out after ${timeout} seconds.`,
+      log: logs.stderr,
+    };
+  }
+
+  const exit = await child.exited;
+  if (why === "fault" || exit.fault) {
+    const fault = exit.fault ?? child.fault();
+    const said = errorText(
+      homeFault(fault, ctx.home, dir) ?? `Cannot write the task's logs in ${dir}: ${fault}`,
+    );
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name}'s output could not be kept, so its answer was lost. ${said}`,
+      log: logs.stderr,
+    };
+  }
+  const stdout = readBounded(logs.stdout);
+  const stderr = readBounded(logs.stderr);
+  const result = parseHeadlessOutput(harness, {
+    stdout,
+    stderr,
+    exitCode: exit.code,
+    outputFileText: plan.outputFile ? readBounded(plan.outputFile) || undefined : undefined,
+  }, plan);
+  if (result.sessionId) observal(deps, id, { childSessionId: result.sessionId });
+
+  const changes = await workspaceChanges(ws, baseline);
+  const notes = [...ws.notes, ...changes.notes];
+  if (notes.length) observal(deps, id, { notes });
+  // The harness's own words for what went wrong, when it said any.
+  const said = () =>
+    headlessErrorLine(harness, { stdout, stderr: stripAnsi(stderr), exitCode: exit.code }, result);
+  if (exit.code !== 0 || result.error) {
+    const line = said();
+    const how = exit.code === null
+      ? `was stopped by ${exit.signal}`
+      : exit.code === 0
+      ? "reported an error"
+      : `exited with code ${exit.code}`;
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} ${how}${line ? `: ${line}` : ""}`,
+      log: logs.stderr,
+    };
+  }
+  if (!result.text && !changes.patch) {
+    const line = said();
+    return {
+      state: "TASK_STATE_FAILED",
+      text: `${facts.display_name} returned no answer and made no changes${
+        line ? `: ${line}` : ""
+      }`,
+      log: logs.stderr,
+    };
+  }
+  const artifacts: Artifact[] = [];
+  if (result.text) artifacts.push(textArtifact("result", result.text));
+  if (changes.patch) {
+    const patchPath = join(dir, "changes.patch");
+    writeFileSync(patchPath, changes.bytes, { mode: 0o600 });
+    // What `delegate apply --3way` needs that goes with the copy: the preimages of files
+    // the caller had changed but not committed.
+    const base = ws.kind === "git" ? await baseObjects(ws, changes.patch) : undefined;
+    if (base) writeFileSync(join(dir, BASE_PACK_FILE), base, { mode: 0o600 });
+    observal(deps, id, { patchPath });
+    artifacts.push(textArtifact("changes.patch", changes.patch, "text/x-diff"));
+  }
+  const done = changes.patch
+    ? `Done. Proposed changes attached (${statText(changes.stat)}).`
+    : "Done.";
+  return {
+    state: "TASK_STATE_COMPLETED",
+    text: changes.omitted.length ? `${done} ${omittedText(changes.omitted)}` : done,
+    artifacts,
+  };
+}
+
+function readBounded(path: string): string {
+  try {
+    const text = readFileSync(path, "utf8");
+    return text.length > MAX_OUTPUT_READ ? text.slice(0, MAX_OUTPUT_READ) : text;
+  } catch {
+    return "";
+  }
+}
+
+/** Waits for the child, a cancel request or the deadline, whichever comes first. */
+async function waitForChild(
+  deps: LocalRunDeps,
+  id: string,
+  child: ChildHandle,
+  deadline: number,
+): Promise<"exited" | "canceled" | "timeout" | "fault"> {
+  const { clock } = deps.ctx;
+  let exited = false;
+  child.exited.then(() => (exited = true));
+  for (;;) {
+    // The check's timer goes when the child exits first: it would hold the worker open.
+    const nap = new AbortController();
+    try {
+      await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {})]);
+    } finally {
+      nap.abort();
+    }
+    if (exited) return "exited";
+    // Output that cannot be kept (a full disk) ends the run: its answer would be lost.
+    const why = deps.store.cancelRequested(id)
+      ? "canceled"
+      : child.fault()
+      ? "fault"
+      : clock.now().getTime() >= deadline
+      ? "timeout"
+      : undefined;
+    if (why) {
+      await terminateGroup(child.pid, { clock, graceMs: TERMINATE_GRACE_MS, exited: child.exited });
+      await child.exited;
+      return why;
+    }
+  }
+}
+
+function statText(stat: { files: number; insertions: number; deletions: number }): string {
+  const files = `${stat.files} file${stat.files === 1 ? "" : "s"} changed`;
+  return `${files}, +${stat.insertions} -${stat.deletions}`;
+}
+
+/** The files too large for the patch, named in the result so nobody takes it as whole. */
+function omittedText(omitted: readonly { path: string; bytes: number }[]): string {
+  const named = omitted.slice(0, 5).map((f) => `${f.path} (${formatSize(f.bytes)})`).join(", ");
+  const more = omitted.length > 5 ? ` and ${omitted.length - 5} more` : "";
+  return `Left out of the patch as too large: ${named}${more}; see the task's notes.`;
+}
+
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+    : `${Math.ceil(bytes / 1024)} KiB`;
+}
