@@ -547,7 +547,7 @@ export function overwriteText(path: string, text: string, mode = 0o600): void {
   if (deno) {
     const file = deno.openSync(path, { write: true, create: true, mode });
     try {
-      for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+      writeAllDeno(file, bytes);
     } finally {
       file.close();
     }
@@ -556,10 +556,21 @@ export function overwriteText(path: string, text: string, mode = 0o600): void {
   const fs = nodeFs();
   const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT, mode);
   try {
-    for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, at);
+    writeAllNode(fd, bytes);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Writes all of `bytes` to a file Deno opened, from where it stands (a new file's start). */
+function writeAllDeno(file: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+}
+
+/** Writes all of `bytes` to a file Node opened, from its start. */
+function writeAllNode(fd: number, bytes: Uint8Array): void {
+  const fs = nodeFs();
+  for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at, at);
 }
 
 /**
@@ -582,7 +593,7 @@ export function replaceFile(
     try {
       const file = deno.openSync(tmp, { write: true, createNew: true, mode });
       try {
-        for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+        writeAllDeno(file, bytes);
         if (flush) file.syncSync();
       } finally {
         file.close();
@@ -600,7 +611,7 @@ export function replaceFile(
   try {
     const fd = fs.openSync(tmp, "wx", mode);
     try {
-      for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at);
+      writeAllNode(fd, bytes);
       try {
         if (flush) fs.fsyncSync(fd);
       } catch (err) {
