@@ -62,7 +62,8 @@ export function remotePermissions(
  * database files; the workspaces folder (`<home>/delegations/ws`, as lib/workspace's
  * `workspacesDir`: the copy is made there under a name chosen at run time); read the
  * caller's repository (to copy its uncommitted files), the harness binary and the harness
- * config the run checks (Pi's trust); run git and the chosen harness; and reach the
+ * config the run checks (Pi's trust); run git and the shell the harness runs under (the
+ * harness itself on Windows); and reach the
  * registry. The harness child itself is not fenced by this: it has the user's own access.
  *
  * @param ctx the caller's context (home, cwd, env)
@@ -97,8 +98,10 @@ export function localPermissions(
   if (harness.resumeDir) read.push(harness.resumeDir);
   // kill(1) stops the child's whole process group when a scoped permission cannot; the
   // others read a child's start time, which tells it from a later process with its pid.
-  const run = ["git", binary, "kill"];
   const platform = hostPlatform();
+  // The harness runs under the shell that keeps its output and records its end
+  // (lib/process), except on Windows.
+  const run = ["git", platform === "win32" ? binary : "/bin/sh", "kill"];
   // find(1) lists the processes still working in the copy when nothing else ends them.
   if (platform === "linux") run.push("cat", "readlink", "find");
   if (platform === "darwin") run.push("ps", "lsof");

@@ -104,7 +104,7 @@ printf 'four\\n' >> edit.txt
 printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
 `;
 
-Deno.test("a local task's worker runs only git and its harness, writes only its task and the workspaces, and still finishes", async () => {
+Deno.test("a local task's worker runs only git and the shell its harness runs under, writes only its task and the workspaces, and still finishes", async () => {
   // Unsandboxed, so the list is exact; a sandboxed worker also runs bwrap (and reads it).
   const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
   const claude = pg.program("claude", WAITING_CLAUDE);
@@ -134,7 +134,7 @@ Deno.test("a local task's worker runs only git and its harness, writes only its 
     );
     assert.deepEqual(
       flagValues(argv, "--allow-run"),
-      ["git", claude, "kill", "cat", "readlink", "find"],
+      ["git", "/bin/sh", "kill", "cat", "readlink", "find"],
     );
     assert.equal(flagValues(argv, "--allow-net"), undefined);
 
