@@ -1,6 +1,8 @@
 /**
- * A remote task run in this process while the caller waits, and its handover to a worker
- * when the wait ends first: a quick task then costs one process instead of two.
+ * A task run in this process while the caller waits, and its handover to a worker when
+ * the wait ends first: a quick task then costs one process instead of two. A remote task
+ * is handed over once the remote task's id is saved; a local one before its child starts
+ * (the worker starts over) or with its child left running (the worker follows it).
  * @module
  */
 import { type FileLock, hostPid } from "../core/system/mod.ts";
@@ -10,6 +12,7 @@ import type { EntryDocument } from "../registry/mod.ts";
 import { stateWords, type TaskStore } from "../store/mod.ts";
 import {
   failedUnexpectedly,
+  reapTask,
   settle,
   type WorkerFence,
   workerLog,
@@ -35,11 +38,11 @@ export interface RunHere {
 export type RunHereWait = WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal };
 
 /**
- * Runs a remote task in this process while the caller waits, holding the task folder's
- * runner lock so that other processes see a live runner; its log is the worker's. When
- * the wait ends first (its time is up, Ctrl-C, the terminal closes), the run hands the
- * task over: once the remote task's id is saved, a worker is started that follows it
- * without sending anything again.
+ * Runs a task in this process while the caller waits, holding the task folder's runner
+ * lock so that other processes see a live runner; its log is the worker's. When the wait
+ * ends first (its time is up, Ctrl-C, the terminal closes), the run hands the task over
+ * and a worker is started that goes on from there: a remote task once its id at the
+ * agent is saved, without sending anything again; a local one at its next step.
  */
 export async function runTaskHere(
   s: ServiceState,
@@ -62,16 +65,20 @@ export async function runTaskHere(
     writePid(dir, hostPid());
     writePidNamespace(dir);
   } catch { /* the runner lock proves this process alive all the same */ }
-  const running = import("../runner/remote/mod.ts")
-    .then(({ runRemote }) =>
-      runRemote(deps, task, {
-        entry: here.entry,
-        handover: handover.signal,
-        handoverMs: HANDOVER_MS,
-      })
-    )
+  const local = task.metadata.observal.kind === "agent";
+  const running = (local
+    ? import("../runner/local/mod.ts")
+      .then(({ runLocal }) => runLocal(deps, task, { handover: handover.signal }))
+    : import("../runner/remote/mod.ts")
+      .then(({ runRemote }) =>
+        runRemote(deps, task, {
+          entry: here.entry,
+          handover: handover.signal,
+          handoverMs: HANDOVER_MS,
+        })
+      ))
     .catch((err) => failedUnexpectedly(deps, task.id, err));
-  const quit = () => stoppedByUser(deps, task.id);
+  const quit = () => stoppedByUser(deps, task.id, local);
   options.quit?.addEventListener("abort", quit, { once: true });
   let failure: { err: unknown } | undefined;
   try {
@@ -95,8 +102,9 @@ export async function runTaskHere(
       try {
         launchWorker(s, ran, here.perms);
       } catch (err) {
-        // No worker follows the remote task now: ask the agent to drop it.
-        await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
+        // No worker follows the task now: stop its child, or ask the agent to drop it.
+        if (local) reapTask(store, store.require(task.id), ctx.home);
+        else await (await import("../runner/remote/mod.ts")).abandonRemote(deps, ran);
         throw err;
       }
     }
@@ -111,16 +119,20 @@ export async function runTaskHere(
 
 /**
  * Records a task this process runs itself as stopped by the person (a second Ctrl-C), just
- * before the process ends: synchronous, and never throws.
+ * before the process ends: synchronous, and never throws. A local task's child is
+ * stopped and its copy removed first.
  */
-function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string): void {
+function stoppedByUser(deps: { ctx: Context; store: TaskStore }, id: string, local: boolean): void {
   try {
+    if (local) reapTask(deps.store, deps.store.require(id), deps.ctx.home);
     settle(
       deps.store,
       id,
       "TASK_STATE_CANCELED",
-      "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
-        "agent was not told, and may have received the brief.",
+      local
+        ? "Stopped by the user (interrupted twice); the agent's run was ended and its copy removed."
+        : "Stopped by the user (interrupted twice) before the agent answered what was sent; the " +
+          "agent was not told, and may have received the brief.",
       deps.ctx,
     );
     deps.ctx.io.stderr.write(`task ${id} stopped by the user\n`);

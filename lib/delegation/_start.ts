@@ -7,6 +7,7 @@ import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { declaredRepoState, MAX_REPO_STATE_BYTES, type WireRepoState } from "../a2a/repo_state.ts";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { type Env, isoSeconds, ObservalError, type SelfPermissions } from "../core/mod.ts";
+import { hostPlatform } from "../core/system/mod.ts";
 import type { HarnessKey } from "../harness/facts/mod.ts";
 import { pinnedEndpoint } from "../registry/mod.ts";
 import { DEFAULT_MAX_DEPTH } from "./caller.ts";
@@ -89,7 +90,8 @@ export async function startTask(
   let kindMeta: Record<string, unknown>;
   /** The caller's repository state, for an agent that takes it with the brief. */
   let captured: { state: WireRepoState; top: string } | undefined;
-  // Whether this process may run the remote task itself (`options.runHere`).
+  // Whether this process may run the task itself (`options.runHere`), as far as the agent
+  // goes; the wait decides below.
   let runHere = false;
   let reserveMs = 0;
   // What the worker may touch, once its task folder is known.
@@ -126,13 +128,8 @@ export async function startTask(
       // Where the agent's changes.patch applies.
       if (captured) kindMeta.repository = captured.top;
     }
-    if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-      const elapsedMs = ctx.clock.now().getTime() - since.getTime();
-      reserveMs = handoverReserveMs(elapsedMs);
-      // A run here needs some of the wait left once the handover is kept back.
-      runHere = pinned?.card.capabilities?.streaming !== true &&
-        waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
-    }
+    // A streaming agent's task goes to a worker at once (its stream is the worker's).
+    runHere = pinned?.card.capabilities?.streaming !== true;
     // The worker may reach the agent's endpoint and the configured registry, nothing else.
     const net = workerNet(s.deps, iface.url);
     perms = (fence) => remotePermissions(ctx, net, fence);
@@ -183,6 +180,17 @@ export async function startTask(
     const net = workerNet(s.deps);
     perms = (fence) =>
       localPermissions(ctx, { ...choice, sandbox, sessionDir, resumeDir }, net, fence);
+    // A child run here must be able to outlive this process: not on Windows.
+    runHere = hostPlatform() !== "win32";
+  }
+  if (runHere) {
+    runHere = false;
+    if (options.runHere && (options.waitSeconds ?? 0) > 0) {
+      const elapsedMs = ctx.clock.now().getTime() - since.getTime();
+      reserveMs = handoverReserveMs(elapsedMs);
+      // A run here needs some of the wait left once the handover is kept back.
+      runHere = waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
+    }
   }
   // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
   options.signal?.throwIfAborted();

@@ -5,7 +5,7 @@
  * plain data ({@linkcode ChildRun}).
  * @module
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Artifact, textArtifact } from "../a2a/mod.ts";
 import { homeFault } from "../core/mod.ts";
@@ -18,7 +18,9 @@ import {
   stripAnsi,
 } from "../harness/mod.ts";
 import {
+  adoptChild,
   type ChildHandle,
+  type ChildRecord,
   killProcessesIn,
   processIdentity,
   terminateGroup,
@@ -50,6 +52,8 @@ export interface ChildRun {
   /** The task's folder, where the patch goes. */
   taskDir: string;
   timeoutSeconds: number;
+  /** When the child started (ms since the epoch): its timeout counts from here. */
+  startedAt: number;
   /**
    * The task's sandbox (`bwrap`, `seatbelt`, `none`): without a PID namespace, what the
    * child left running in its copy is ended here.
@@ -57,8 +61,32 @@ export interface ChildRun {
   sandbox?: string;
 }
 
+/** What a run that hands its child over leaves for the process that takes it. */
+interface HandedOver {
+  run: ChildRun;
+  child: ChildRecord;
+}
+
+/** The file in a task folder that a run handing its child over leaves. */
+export function handoverFile(taskDir: string): string {
+  return join(taskDir, "child.json");
+}
+
+/** Whether a run here handed this task's child over to a worker. */
+export function handedOver(taskDir: string): boolean {
+  try {
+    readFileSync(handoverFile(taskDir));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Watches the started child to its end and makes the run's outcome of it.
+ * Watches the started child to its end and makes the run's outcome of it. When
+ * `handover` aborts while the child runs (and the child can outlive this process), the
+ * child is left running and what the next process needs is written to the task folder
+ * ({@linkcode adoptedOutcome}): "handed over" is returned, and the copy must stay.
  *
  * @param run what the run knows of its child
  * @param child the child's handle, as started
@@ -68,15 +96,23 @@ export async function childOutcome(
   id: string,
   run: ChildRun,
   child: ChildHandle,
-): Promise<Outcome> {
+  handover?: AbortSignal,
+): Promise<Outcome | "handed over"> {
   const { ctx } = deps;
   const { harness, plan, logs, ws, baseline, taskDir: dir } = run;
   const facts = getHarness(harness);
-  const childStartTime = processIdentity(child.pid)?.startTime;
+  const childStartTime = child.record?.startTime ?? processIdentity(child.pid)?.startTime;
   observal(deps, id, { childPid: child.pid, childStartTime, childSessionId: plan.sessionId });
 
   const timeout = run.timeoutSeconds;
-  const why = await waitForChild(deps, id, child, ctx.clock.now().getTime() + timeout * 1000);
+  const deadline = run.startedAt + timeout * 1000;
+  const why = await waitForChild(deps, id, child, deadline, child.record && handover);
+  if (why === "handover") {
+    const left: HandedOver = { run, child: child.record! };
+    writeFileSync(handoverFile(dir), JSON.stringify(left), { mode: 0o600 });
+    child.release?.();
+    return "handed over";
+  }
   // A sandbox's PID namespace ends with its first process; without one, whatever the
   // child left running in its copy (setsid escapes its group) is ended here.
   if (run.sandbox !== "bwrap") killProcessesIn(ws.root, childStartTime);
@@ -121,7 +157,7 @@ export async function childOutcome(
   if (exit.code !== 0 || result.error) {
     const line = said();
     const how = exit.code === null
-      ? `was stopped by ${exit.signal}`
+      ? `was stopped${exit.signal ? ` by ${exit.signal}` : ""}`
       : exit.code === 0
       ? "reported an error"
       : `exited with code ${exit.code}`;
@@ -172,25 +208,57 @@ function readBounded(path: string): string {
   }
 }
 
-/** Waits for the child, a cancel request or the deadline, whichever comes first. */
+/**
+ * The outcome of a child that a run here handed over (see {@linkcode childOutcome}),
+ * watched from this process: its timeout still counts from its start. Undefined when the
+ * task folder holds no handover.
+ */
+export async function adoptedOutcome(
+  deps: LocalRunDeps,
+  id: string,
+): Promise<{ outcome: Outcome; ws: Workspace } | undefined> {
+  const file = handoverFile(deps.store.taskDir(id));
+  let left: HandedOver;
+  try {
+    left = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const child = adoptChild(left.child, deps.ctx.clock);
+  const outcome = await childOutcome(deps, id, left.run, child);
+  rmSync(file, { force: true });
+  return { outcome: outcome as Outcome, ws: left.run.ws };
+}
+
+/**
+ * Waits for the child, a cancel request, the deadline or the handover, whichever comes
+ * first.
+ */
 async function waitForChild(
   deps: LocalRunDeps,
   id: string,
   child: ChildHandle,
   deadline: number,
-): Promise<"exited" | "canceled" | "timeout" | "fault"> {
+  handover?: AbortSignal,
+): Promise<"exited" | "canceled" | "timeout" | "fault" | "handover"> {
   const { clock } = deps.ctx;
   let exited = false;
   child.exited.then(() => (exited = true));
   for (;;) {
     // The check's timer goes when the child exits first: it would hold the worker open.
     const nap = new AbortController();
+    const handing = handover ? abortedPromise(handover, nap.signal) : undefined;
     try {
-      await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {})]);
+      await Promise.race([
+        child.exited,
+        clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {}),
+        ...handing ? [handing] : [],
+      ]);
     } finally {
       nap.abort();
     }
     if (exited) return "exited";
+    if (handover?.aborted) return "handover";
     // Output that cannot be kept (a full disk) ends the run: its answer would be lost.
     const why = deps.store.cancelRequested(id)
       ? "canceled"
@@ -223,4 +291,18 @@ function formatSize(bytes: number): string {
   return bytes >= 1024 * 1024
     ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
     : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** Resolves when `signal` aborts, or when `until` does (dropping the listener). */
+function abortedPromise(signal: AbortSignal, until: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      until.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    until.addEventListener("abort", done, { once: true });
+  });
 }

@@ -34,7 +34,7 @@ import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
 import { logFile, workerLog } from "./worker_process.ts";
 import { errorText, type LocalRunDeps, observal, type Outcome, working } from "./_local_ops.ts";
-import { childOutcome } from "./local_child.ts";
+import { adoptedOutcome, childOutcome, handedOver } from "./local_child.ts";
 
 export type { LocalRunDeps } from "./_local_ops.ts";
 
@@ -59,7 +59,17 @@ async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | u
   return undefined;
 }
 
-async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<Outcome> {
+/**
+ * Prepares the copy and runs the child in it. With `handover`, the run stops when it
+ * aborts: before the child starts ("not started": a worker starts over), or leaving the
+ * child running for a worker to follow ("handed over").
+ */
+async function execute(
+  deps: LocalRunDeps,
+  task: Task,
+  ws: Workspace,
+  handover?: AbortSignal,
+): Promise<Outcome | "handed over" | "not started"> {
   const { ctx, store } = deps;
   const id = task.id;
   const meta = task.metadata.observal;
@@ -78,6 +88,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const agent = await installAgent(deps, task, harness, ws);
   observal(deps, id, { agentName: agent.displayName, version: agent.version });
   const baseline = await markBaseline(ws, agent.written);
+  if (handover?.aborted) return "not started";
   const sessionId = randomUUID();
   // Found again here: the session may have gone since the task was started.
   let resume: ResumableSession | undefined;
@@ -116,6 +127,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   if (store.cancelRequested(id)) {
     return { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." };
   }
+  if (handover?.aborted) return "not started";
 
   working(
     deps,
@@ -132,6 +144,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
   const env = childEnv(ctx.env, store.require(id), ws.path);
   let child;
+  let startedAt: number;
   try {
     const launch = sandboxedCommand({
       kind: meta.sandbox ?? "none",
@@ -149,6 +162,7 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
         ...Object.values(agent.servers).flatMap((s) => [s.command, ...(s.args ?? [])]),
       ],
     });
+    startedAt = ctx.clock.now().getTime();
     child = await spawnChild(launch.argv, {
       cwd: ws.path,
       // The harness's own settings win: Codex keeps its temp folder out of /tmp.
@@ -163,22 +177,41 @@ async function execute(deps: LocalRunDeps, task: Task, ws: Workspace): Promise<O
       text: `${facts.display_name} could not be started: ${errorText(err)}.`,
     };
   }
-  return await childOutcome(deps, id, {
-    harness,
-    plan,
-    logs,
-    ws,
-    baseline,
-    taskDir: dir,
-    timeoutSeconds: meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS,
-    sandbox: meta.sandbox,
-  }, child);
+  return await childOutcome(
+    deps,
+    id,
+    {
+      harness,
+      plan,
+      logs,
+      ws,
+      baseline,
+      taskDir: dir,
+      timeoutSeconds: meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS,
+      startedAt,
+      sandbox: meta.sandbox,
+    },
+    child,
+    handover,
+  );
 }
 
-/** The worker's run of one local task. Always leaves the task settled and the copy gone. */
-export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
+/**
+ * Runs one local task, or follows the child a run here handed over. Always leaves the task
+ * settled and the copy gone, unless `handover` aborts first: then the task is returned
+ * unsettled, for a worker to start over (nothing left running) or to follow its child.
+ *
+ * @param options.handover aborted when the process running the task must let it go
+ */
+export async function runLocal(
+  deps: LocalRunDeps,
+  task: Task,
+  options: { handover?: AbortSignal } = {},
+): Promise<Task> {
   const { ctx, store } = deps;
   const id = task.id;
+  const { handover } = options;
+  if (handedOver(store.taskDir(id))) return await followHandedOver(deps, id);
   const refused = await stillApproved(deps, task);
   if (refused) {
     const name = task.metadata.observal.targetName ?? "The agent";
@@ -193,6 +226,7 @@ export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
   if (store.cancelRequested(id)) {
     return settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
   }
+  if (handover?.aborted) return store.require(id);
   working(deps, id, "Preparing a copy of the repository.");
   let ws: Workspace;
   try {
@@ -215,16 +249,41 @@ export async function runLocal(deps: LocalRunDeps, task: Task): Promise<Task> {
     repository: ws.kind === "git" ? ws.repository : undefined,
     notes: ws.notes.length ? ws.notes : undefined,
   });
-  let outcome: Outcome;
+  let outcome: Outcome | "handed over" | "not started";
   try {
-    outcome = await execute(deps, store.require(id), ws);
+    outcome = await execute(deps, store.require(id), ws, handover);
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
   } finally {
-    removeWorkspace(ws.root, ctx.home);
+    // A child handed over still works in the copy.
+    if (!handedOver(store.taskDir(id))) removeWorkspace(ws.root, ctx.home);
   }
-  // Settled last: whoever sees the final state also finds the copy gone.
+  if (outcome === "handed over" || outcome === "not started") return store.require(id);
+  return finish(deps, id, outcome);
+}
+
+/** Follows the child a run here handed over to its end, then settles the task. */
+async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
+  const { ctx, store } = deps;
+  let outcome: Outcome;
+  try {
+    const adopted = await adoptedOutcome(deps, id);
+    if (!adopted) throw new Error("the handover record could not be read");
+    removeWorkspace(adopted.ws.root, ctx.home);
+    outcome = adopted.outcome;
+  } catch (err) {
+    ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
+    outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
+    const root = store.require(id).metadata.observal.workspaceRoot;
+    if (root) removeWorkspace(root, ctx.home);
+  }
+  return finish(deps, id, outcome);
+}
+
+/** Settles the task with the run's outcome; last, so whoever sees it finds the copy gone. */
+function finish(deps: LocalRunDeps, id: string, outcome: Outcome): Task {
+  const { ctx, store } = deps;
   const log = outcome.state === "TASK_STATE_FAILED"
     ? outcome.log ?? workerLog(store.taskDir(id))
     : undefined;

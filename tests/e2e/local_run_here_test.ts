@@ -1,0 +1,199 @@
+/**
+ * `observal delegate run` running a registry Agent's task itself while it waits: one
+ * process for a task that ends within the wait, and a worker that follows the very same
+ * child (never a second one) when the wait ends first (its time is up, Ctrl-C). A kill -9
+ * of the command, or a cancel, leaves no child and no copy behind. The CLI runs as its own
+ * process from the caller's repository; the harness is a stand-in that waits for a gate
+ * file, so each step is reached on purpose, not by timing.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
+import { pidExists } from "../../lib/process/mod.ts";
+import { handlesSigint, until } from "../support/gated_agent.ts";
+import { type LocalPlayground, localPlayground, waitFor } from "../support/local_delegation.ts";
+import { spawnCli } from "../support/process.ts";
+
+/**
+ * A stand-in for `claude -p`: notes its pid in $STARTS (one line per start), waits for
+ * the $GATE file, then edits the copy and answers.
+ */
+const GATED_CLAUDE = `#!/bin/sh
+echo $$ >> "$STARTS"
+cat > /dev/null
+while [ ! -e "$GATE" ]; do sleep 0.05; done
+printf 'four\\n' >> edit.txt
+printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
+`;
+
+interface Setup extends LocalPlayground {
+  gate: string;
+  starts: string;
+  dir(id: string): string;
+  /** `delegate run AGENT --json ...args -- BRIEF` as its own process, from the repository. */
+  run(...args: string[]): ReturnType<typeof spawnCli>;
+  /** The pids the stand-in was started with, in order. */
+  started(): number[];
+  workspaces(): string[];
+}
+
+async function setup(): Promise<Setup> {
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
+  pg.program("claude", GATED_CLAUDE);
+  const gate = join(pg.root, "gate");
+  const starts = join(pg.root, "starts");
+  const env = { ...pg.env, GATE: gate, STARTS: starts };
+  return Object.assign(pg, {
+    gate,
+    starts,
+    dir: (id: string) => join(pg.home, "delegations", id),
+    run: (...args: string[]) =>
+      spawnCli(env, pg.repo, [
+        "delegate",
+        "run",
+        pg.identifier,
+        "--harness",
+        "claude-code",
+        "--json",
+        ...args,
+        "--",
+        "Edit it",
+      ]),
+    started: () =>
+      existsSync(starts)
+        ? readFileSync(starts, "utf8").trim().split("\n").filter(Boolean).map(Number)
+        : [],
+    workspaces: () => {
+      const ws = join(pg.home, "delegations", "ws");
+      return existsSync(ws) ? readdirSync(ws) : [];
+    },
+  });
+}
+
+/** The newest task, once its child has started. */
+async function childStarted(s: Setup): Promise<{ task: Task; child: number }> {
+  const child = await until("the child to start", () => Promise.resolve(s.started()[0]));
+  const list = await s.json(["delegate", "list"]);
+  const [task] = (list.body as unknown as { items: Task[] }).items;
+  return { task, child };
+}
+
+/** The task's worker now: a process other than `caller`, alive, that names the task. */
+function assertWorkerTookOver(s: Setup, id: string, caller: number): void {
+  const pid = readPid(s.dir(id));
+  assert.ok(pid !== undefined && pid !== caller, `a worker, not the command (${pid})`);
+  assert.ok(workerAlive(pid, id, s.dir(id)), "the worker runs");
+  assert.match(readFileSync(`/proc/${pid}/cmdline`, "utf8"), new RegExp(`worker\0${id}`));
+}
+
+/** Waits for the task to settle and checks it ended with the stand-in's one edit. */
+async function assertCompletedOnce(s: Setup, id: string): Promise<void> {
+  const done = await s.json(["delegate", "status", id, "--wait", "60"]);
+  const task = done.body as unknown as Task;
+  assert.equal(task.status.state, "TASK_STATE_COMPLETED", JSON.stringify(task.status));
+  assert.equal(s.started().length, 1, "the child ran once");
+  const patch = readFileSync(join(s.dir(id), "changes.patch"), "utf8");
+  assert.match(patch, /^\+four$/m);
+  assert.ok(!existsSync(join(s.dir(id), "child.json")), "the handover record is gone");
+  assert.deepEqual(s.workspaces(), [], "the copy is removed");
+  assert.equal(s.git("status", "--porcelain"), "", "the caller's repository is untouched");
+}
+
+Deno.test("a local task that ends within the wait is run by `run` itself: no worker, no lock left", async () => {
+  const s = await setup();
+  try {
+    writeFileSync(s.gate, "");
+    const caller = s.run("--wait", "60");
+    const ran = await caller.done;
+    assert.equal(ran.code, 0, ran.stderr);
+    const task = JSON.parse(ran.stdout) as Task;
+    assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+    const dir = s.dir(task.id);
+    assert.equal(readPid(dir), caller.pid, "the command recorded itself as the runner");
+    assert.equal(readFileSync(join(dir, "worker.log"), "utf8"), `task ${task.id} completed\n`);
+    assert.ok(!existsSync(join(dir, "runner.lock")), "the runner lock is released");
+    await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("Ctrl-C while `run` runs the child: a worker follows the same child, which finishes", async () => {
+  const s = await setup();
+  try {
+    const caller = s.run("--wait", "600");
+    const { task, child } = await childStarted(s);
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    const ran = await caller.done;
+    assert.equal(ran.code, 10, ran.stderr);
+    assert.match(ran.stderr, new RegExp(`Task ${task.id} keeps running`));
+    assertWorkerTookOver(s, task.id, caller.pid);
+    assert.ok(pidExists(child), "the child runs on after the command exited");
+    assert.match(readFileSync(join(s.dir(task.id), "worker.log"), "utf8"), /handed over/);
+
+    writeFileSync(s.gate, "");
+    await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the wait runs out while `run` prepares or runs the task: a worker goes on, the child runs once", async () => {
+  const s = await setup();
+  try {
+    // The wait ends while the copy is made or once the child runs, as the machine allows:
+    // the worker starts over in the first case and follows the child in the second.
+    const caller = s.run("--wait", "1");
+    const ran = await caller.done;
+    assert.equal(ran.code, 10, ran.stderr);
+    const task = JSON.parse(ran.stdout) as Task;
+    assertWorkerTookOver(s, task.id, caller.pid);
+    writeFileSync(s.gate, "");
+    await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("kill -9 of `run` while its child runs: the next command fails the task, stops the child, removes the copy", async () => {
+  const s = await setup();
+  try {
+    const caller = s.run("--wait", "600");
+    const { task, child } = await childStarted(s);
+    const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
+    assert.equal(seen.status.state, "TASK_STATE_WORKING", "its lock shows it alive");
+    caller.kill("SIGKILL");
+    await caller.done;
+    const after = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
+    assert.equal(after.status.state, "TASK_STATE_FAILED");
+    assert.match(after.status.message?.parts[0]?.text ?? "", /stopped unexpectedly/);
+    await until(
+      "the child to be stopped",
+      () => Promise.resolve(pidExists(child) ? undefined : true),
+    );
+    await waitFor(s, task.id, () => s.workspaces().length === 0);
+    assert.equal(s.git("status", "--porcelain"), "");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("`delegate cancel` while `run` runs the child: the child is stopped and `run` ends canceled", async () => {
+  const s = await setup();
+  try {
+    const caller = s.run("--wait", "600");
+    const { task, child } = await childStarted(s);
+    const canceled = await s.json(["delegate", "cancel", task.id]);
+    assert.equal(canceled.code, 0, canceled.stderr);
+    const ran = await caller.done;
+    assert.equal(ran.code, 3, ran.stderr);
+    assert.equal((JSON.parse(ran.stdout) as Task).status.state, "TASK_STATE_CANCELED");
+    assert.ok(!pidExists(child), "the child is stopped");
+    assert.deepEqual(s.workspaces(), []);
+  } finally {
+    await s.close();
+  }
+});
