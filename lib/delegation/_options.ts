@@ -63,11 +63,12 @@ export interface StartOptions {
    */
   signal?: AbortSignal;
   /**
-   * Let this process run a remote task itself while it waits, handing it to a worker only
-   * if it stops waiting first: a quick task then costs one process instead of two. Taken
-   * only where the runner lock can prove this process alive to others (under Deno, and
-   * under Node on Linux), and not for agents that stream (a handover would close the
-   * stream, and some agents stop when it closes). @default false
+   * Let this process run the task itself while it waits, handing it to a worker only if it
+   * stops waiting first: a quick task then costs one process instead of two. Taken only
+   * where the runner lock can prove this process alive to others (under Deno, and under
+   * Node on Linux); not for remote agents that stream (a handover would close the stream,
+   * and some agents stop when it closes), nor for registry Agents on Windows (their child
+   * cannot outlive this process there). @default false
    */
   runHere?: boolean;
   /**

@@ -68,7 +68,9 @@ export async function runTaskHere(
   const local = task.metadata.observal.kind === "agent";
   const running = (local
     ? import("../runner/local/mod.ts")
-      .then(({ runLocal }) => runLocal(deps, task, { handover: handover.signal }))
+      .then(({ runLocal }) =>
+        runLocal(deps, task, { handover: handover.signal, entry: here.entry })
+      )
     : import("../runner/remote/mod.ts")
       .then(({ runRemote }) =>
         runRemote(deps, task, {

@@ -27,15 +27,22 @@ export interface ChildRecord {
   startTime?: string;
   stdoutPath: string;
   stderrPath: string;
-  /** Lines the shell appends: `exit N`, `dropped out|err N`, `fault out|err MESSAGE`. */
+  /**
+   * The program's `exit N`; beside it `<statusPath>.out` and `.err` hold each stream's
+   * `fault MESSAGE` (a failed write) and `dropped N` (bytes past the cap).
+   */
   statusPath: string;
 }
 
 /**
  * $1 bytes kept per stream, $2 and $3 the logs, $4 the status file, then the program.
  * A stream's keeper stops writing at the cap, or at a failed write (a full disk), and
- * reads the rest to the end so the program is never blocked. The program's exit code
- * is recorded as soon as it exits; the shell itself ends once both streams are closed.
+ * reads the rest to the end so the program is never blocked. The program's exit code is
+ * recorded as soon as it exits; the shell itself ends once both streams are closed.
+ *
+ * What the shell records goes into files made beforehand and filled with spaces, and is
+ * written over them (`1<>`, no truncation): that needs no new space on a full disk, which
+ * is exactly when a keeper has a failed write to report.
  */
 const SCRIPT = `max=$1 out=$2 err=$3 status=$4
 shift 4
@@ -44,15 +51,20 @@ keep() {
     n=$(wc -c); n=$((n+0))
     if [ "$n" -gt 0 ]; then
       printf '\\n[observal: %s more bytes were dropped]\\n' "$n" >> "$1"
-      echo "dropped $2 $n" >> "$status"
+      printf 'dropped %s\\n' "$n" 1<> "$status.$2"
     fi
   else
-    echo "fault $2 $failed" | head -n 1 >> "$status"
-    n=$(wc -c); echo "dropped $2 $((n+0))" >> "$status"
+    printf 'fault %.200s\\n' "$failed" 1<> "$status.$2"
+    n=$(wc -c)
+    printf 'fault %.200s\\ndropped %s\\n' "$failed" "$((n+0))" 1<> "$status.$2"
   fi
 } 2>/dev/null
-{ { "$@" 2>&1 1>&3 3>&-; echo "exit $?" >> "$status"; } | keep "$err" err; } 3>&1 | keep "$out" out
+{ { "$@" 2>&1 1>&3 3>&-; printf 'exit %s\\n' "$?" 1<> "$status"; } | keep "$err" err; } 3>&1 |
+  keep "$out" out
 `;
+
+/** Room made beforehand in each status file, in bytes (see the script). */
+const STATUS_ROOM = 512;
 
 /** How often a child taken over is looked for (it is not ours to wait for). */
 const ADOPTED_POLL_MS = 100;
@@ -80,7 +92,8 @@ export async function spawnWrapped(
     fs.closeSync(fs.openSync(options.stdoutPath, "a", 0o600));
     const errFd = fs.openSync(options.stderrPath, "a", 0o600);
     opened.push(errFd);
-    fs.writeFileSync(statusPath, "", { mode: 0o600 });
+    const room = " ".repeat(STATUS_ROOM);
+    for (const file of statusFiles(statusPath)) fs.writeFileSync(file, room, { mode: 0o600 });
     let stdin: number | "ignore" = "ignore";
     if (options.stdin !== undefined) {
       // A file, not a pipe: the child reads it at its own pace, also after we are gone.
@@ -160,10 +173,15 @@ export function adoptChild(record: ChildRecord, clock: Clock): ChildHandle {
   return { pid: record.pid, record, exited, fault };
 }
 
-/** The status file's lines. */
-function statusLines(record: ChildRecord): string[] {
+/** The status file and each stream's, as the script names them. */
+function statusFiles(statusPath: string): [string, string, string] {
+  return [statusPath, `${statusPath}.out`, `${statusPath}.err`];
+}
+
+/** A status file's lines, without the room left over. */
+function statusLines(path: string): string[] {
   try {
-    return nodeFs().readFileSync(record.statusPath, "utf8").split("\n");
+    return nodeFs().readFileSync(path, "utf8").split("\n").map((l) => l.trim()).filter(Boolean);
   } catch {
     return [];
   }
@@ -176,19 +194,21 @@ function statusLines(record: ChildRecord): string[] {
  */
 function faultWatch(record: ChildRecord): () => Error | undefined {
   let seen: Error | undefined;
+  const [, out, err] = statusFiles(record.statusPath);
   return () => {
     if (seen) return seen;
-    const line = statusLines(record).find((l) => l.startsWith("fault "));
-    if (!line) return undefined;
-    const [, stream, ...words] = line.split(" ");
-    const message = words.join(" ") || "a write failed";
-    seen = Object.assign(new Error(message), { code: errnoOf(message) });
-    const log = stream === "out" ? record.stdoutPath : record.stderrPath;
-    try {
-      const fs = nodeFs();
-      if (fs.statSync(log).size > KEPT_ON_FAULT) fs.truncateSync(log, KEPT_ON_FAULT);
-    } catch { /* nothing more to free */ }
-    return seen;
+    for (const [file, log] of [[out, record.stdoutPath], [err, record.stderrPath]]) {
+      const line = statusLines(file).find((l) => l.startsWith("fault "));
+      if (!line) continue;
+      const message = line.slice("fault ".length) || "a write failed";
+      seen = Object.assign(new Error(message), { code: errnoOf(message) });
+      try {
+        const fs = nodeFs();
+        if (fs.statSync(log).size > KEPT_ON_FAULT) fs.truncateSync(log, KEPT_ON_FAULT);
+      } catch { /* nothing more to free */ }
+      return seen;
+    }
+    return undefined;
   };
 }
 
@@ -213,14 +233,12 @@ function readStatus(
   signal: string | null,
   faulted: () => Error | undefined,
 ): ChildExit {
-  const lines = statusLines(record);
-  const dropped = { stdout: 0, stderr: 0 };
-  let code: number | null = null;
-  for (const line of lines) {
-    const [word, a, b] = line.split(" ");
-    if (word === "exit") code = Number(a);
-    if (word === "dropped") dropped[a === "out" ? "stdout" : "stderr"] += Number(b) || 0;
-  }
+  const [exit, out, err] = statusFiles(record.statusPath);
+  const droppedIn = (file: string) =>
+    Number(statusLines(file).find((l) => l.startsWith("dropped "))?.split(" ")[1]) || 0;
+  const dropped = { stdout: droppedIn(out), stderr: droppedIn(err) };
+  const said = statusLines(exit).find((l) => l.startsWith("exit "));
+  let code: number | null = said ? Number(said.split(" ")[1]) : null;
   const fault = faulted();
   if (code === null || !Number.isSafeInteger(code)) return { code: null, signal, dropped, fault };
   // A shell reports a program ended by signal N as 128 + N.

@@ -38,12 +38,19 @@ import { adoptedOutcome, childOutcome, handedOver } from "./local_child.ts";
 
 export type { LocalRunDeps } from "./_local_ops.ts";
 
-/** The registry's approval, checked again at run time: it may have been withdrawn. */
-async function stillApproved(deps: LocalRunDeps, task: Task): Promise<string | undefined> {
+/**
+ * The registry's approval, checked again at run time: it may have been withdrawn. A run
+ * started by the command that just checked it (`checked`) takes that entry.
+ */
+async function stillApproved(
+  deps: LocalRunDeps,
+  task: Task,
+  checked?: EntryDocument,
+): Promise<string | undefined> {
   const meta = task.metadata.observal;
   let entry: EntryDocument;
   try {
-    entry = await deps.registry().entry(meta.target);
+    entry = checked ?? await deps.registry().entry(meta.target);
   } catch (err) {
     if (err instanceof ObservalError && err.code === "NOT_FOUND") {
       return "it was removed from the registry";
@@ -202,17 +209,19 @@ async function execute(
  * unsettled, for a worker to start over (nothing left running) or to follow its child.
  *
  * @param options.handover aborted when the process running the task must let it go
+ * @param options.entry the agent's entry, as the command that started the task just
+ *   checked it
  */
 export async function runLocal(
   deps: LocalRunDeps,
   task: Task,
-  options: { handover?: AbortSignal } = {},
+  options: { handover?: AbortSignal; entry?: EntryDocument } = {},
 ): Promise<Task> {
   const { ctx, store } = deps;
   const id = task.id;
   const { handover } = options;
   if (handedOver(store.taskDir(id))) return await followHandedOver(deps, id);
-  const refused = await stillApproved(deps, task);
+  const refused = await stillApproved(deps, task, options.entry);
   if (refused) {
     const name = task.metadata.observal.targetName ?? "The agent";
     return settle(

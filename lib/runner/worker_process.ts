@@ -2,7 +2,7 @@
  * Detached worker processes: a delegation runs in one, so the task outlives the CLI or MCP
  * call that started it. The worker's pid is recorded in the task's row (the store is the
  * source of truth) and in the `worker.pid` side file, so any later call can tell a live
- * worker from a dead one. A `delegate run` that waits may run a remote task itself until
+ * worker from a dead one. A `delegate run` that waits may run its task itself until
  * it stops waiting; it is then the task's worker, and proves it alive through the task
  * folder's runner lock ({@linkcode takeRunnerLock}).
  * @module

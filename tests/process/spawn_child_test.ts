@@ -151,7 +151,7 @@ Deno.test("spawnChild() on POSIX: the child outlives its starter, and adoptChild
     assert.equal(readFileSync(join(dir, "err"), "utf8"), "warned\n");
     assert.deepEqual(
       readdirSync(dir).sort(),
-      ["err", "err.status", "out", "starter.ts"],
+      ["err", "err.status", "err.status.err", "err.status.out", "out", "starter.ts"],
       "no stdin file left",
     );
   } finally {

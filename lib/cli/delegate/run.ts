@@ -45,10 +45,10 @@ reference (namespace/name or UUID). MESSAGE is the complete brief, as one quoted
 the agent does not see your conversation. As - the brief is read from stdin
 (\`observal delegate run AGENT - < brief.md\`); --message-file FILE reads it from a file.
 A brief holds at most ${MAX_MESSAGE_CHARS} characters, checked before anything starts.
-A remote agent's task runs in this command while it waits (unless the agent streams); when
-the wait ends first, or on Ctrl-C, a worker takes it over and the task goes on (a second
-Ctrl-C while the agent has yet to answer quits at once, and the task is recorded as
-stopped by you).
+The task runs in this command while it waits (not a remote agent's that streams, nor on
+Windows a registry Agent's); when the wait ends first, or on Ctrl-C, a worker takes it over
+and the task goes on, a registry Agent's harness still running (a second Ctrl-C quits at
+once, and the task is recorded as stopped by you).
 A remote agent whose card takes the repository state (an observal \`a2a serve\`) gets this
 repository with the brief: HEAD as a git bundle (leaving out what your remote-tracking
 branches hold, when it has a clone of its own) and your uncommitted and untracked work as
