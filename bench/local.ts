@@ -2,8 +2,8 @@
  * What a local delegation costs over the harness itself, timed as the user runs it: the
  * real `observal delegate run` command, from process start to exit, on a small repository,
  * with a stand-in harness that edits one file and answers at once (a language model cannot
- * run here, so all that is left is observal's own work: the copy, the install, the worker,
- * the sandbox, the patch). Rows, medians of interleaved rounds:
+ * run here, so all that is left is observal's own work: the copy, the install, the sandbox,
+ * the patch, all in the waiting command). Rows, medians of interleaved rounds:
  *
  * - bare harness: the stand-in run directly in a `git clone --shared` of the repository;
  * - delegate run --sandbox off, and --sandbox on (bubblewrap), each as overhead in ms over
