@@ -238,7 +238,7 @@ function readStatus(
     Number(statusLines(file).find((l) => l.startsWith("dropped "))?.split(" ")[1]) || 0;
   const dropped = { stdout: droppedIn(out), stderr: droppedIn(err) };
   const said = statusLines(exit).find((l) => l.startsWith("exit "));
-  let code: number | null = said ? Number(said.split(" ")[1]) : null;
+  const code: number | null = said ? Number(said.split(" ")[1]) : null;
   const fault = faulted();
   if (code === null || !Number.isSafeInteger(code)) return { code: null, signal, dropped, fault };
   // A shell reports a program ended by signal N as 128 + N.
