@@ -239,7 +239,13 @@ export async function runLocal(
   working(deps, id, "Preparing a copy of the repository.");
   let ws: Workspace;
   try {
-    ws = await createWorkspace({ home: ctx.home, cwd: task.metadata.observal.cwd, env: ctx.env });
+    ws = await createWorkspace({
+      home: ctx.home,
+      cwd: task.metadata.observal.cwd,
+      env: ctx.env,
+      // Recorded at once: a runner that dies mid-copy leaves a copy its reaper can find.
+      onRoot: (root) => observal(deps, id, { workspaceRoot: root }),
+    });
   } catch (err) {
     return settle(
       store,

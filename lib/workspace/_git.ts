@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { concatBytes, ObservalError, toObservalError } from "../core/mod.ts";
+import { hostPlatform } from "../core/system/mod.ts";
 import type { GitSettings } from "./types.ts";
 
 /** Default limit for one git call. */
@@ -119,9 +120,13 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
       reject(cancelled(sub, signal.reason));
       return;
     }
+    // On POSIX systems git runs in a session of its own: a Ctrl-C at the terminal of a
+    // command that runs a task itself stops the command's wait, never the git working
+    // for the task.
     const child = spawn("git", argv, {
       cwd: options.cwd,
       env: { ...options.settings.env, ...options.env },
+      detached: hostPlatform() !== "win32",
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
     });

@@ -48,6 +48,11 @@ export interface CreateWorkspaceOptions {
    */
   checkoutWorkers?: number;
   signal?: AbortSignal;
+  /**
+   * Told the workspace's root as soon as the folder exists, before anything is copied, so
+   * that whoever owns it can be found and cleaned up if this process dies mid-copy.
+   */
+  onRoot?: (root: string) => void;
 }
 
 /**
@@ -89,6 +94,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   // (macOS /var) cannot make the install refuse paths that resolve elsewhere.
   const root = realpathSync(mkdtempSync(join(dir, WORKSPACE_PREFIX)));
   try {
+    options.onRoot?.(root);
     const scratch = join(root, "scratch");
     mkdirSync(scratch, { mode: 0o700 });
     const settings = { env: gitEnv(options.env), timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS };

@@ -14,7 +14,7 @@ import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
 import { type LocalPlayground, localPlayground, waitFor } from "../support/local_delegation.ts";
-import { spawnCli } from "../support/process.ts";
+import { MAIN, spawnCli } from "../support/process.ts";
 
 /**
  * A stand-in for `claude -p`: notes its pid in $STARTS (one line per start), waits for
@@ -136,6 +136,99 @@ Deno.test("Ctrl-C while `run` runs the child: a worker follows the same child, w
 
     writeFileSync(s.gate, "");
     await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+/** Makes the copy slow: keep.txt is checked out through a smudge filter that sleeps. */
+function slowCopy(s: Setup): void {
+  const smudge = join(s.root, "slow-smudge");
+  writeFileSync(smudge, "#!/bin/sh\nsleep 1\ncat\n", { mode: 0o755 });
+  s.git("config", "filter.slow.smudge", smudge);
+  s.git("config", "filter.slow.clean", "cat");
+  writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
+  s.git("add", ".gitattributes");
+  s.git("commit", "-q", "-m", "slow filter");
+}
+
+/**
+ * `delegate run` in its own process group, as a shell's job is (the terminal signals all
+ * of it), once it handles Ctrl-C and its task is being prepared.
+ */
+async function runAsJob(s: Setup): Promise<{ caller: Deno.ChildProcess; task: Task }> {
+  const caller = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "delegate",
+      "run",
+      s.identifier,
+      "--harness",
+      "claude-code",
+      "--json",
+      "--wait",
+      "600",
+      "--",
+      "Edit it",
+    ],
+    env: { ...s.env, GATE: s.gate, STARTS: s.starts } as Record<string, string>,
+    cwd: s.repo,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+  await handlesSigint(caller.pid);
+  const task = await until("the copy to be under way", async () => {
+    const list = await s.json(["delegate", "list"]);
+    const [t] = (list.body as unknown as { items: Task[] }).items;
+    return t?.status.state === "TASK_STATE_WORKING" ? t : undefined;
+  });
+  return { caller, task };
+}
+
+Deno.test("Ctrl-C at the terminal (the whole process group) while the copy is made: git goes on, a worker runs the task", async () => {
+  const s = await setup();
+  try {
+    slowCopy(s);
+    writeFileSync(s.gate, "");
+    const { caller, task } = await runAsJob(s);
+    Deno.kill(-caller.pid, "SIGINT");
+    const ran = await caller.output();
+    const stderr = new TextDecoder().decode(ran.stderr);
+    assert.equal(ran.code, 10, stderr);
+    assert.match(stderr, new RegExp(`Task ${task.id} keeps running`));
+    await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("Ctrl-C twice while the copy is made: quits at once, the task stopped by the user, no copy left", async () => {
+  const s = await setup();
+  try {
+    slowCopy(s);
+    const { caller, task } = await runAsJob(s);
+    Deno.kill(-caller.pid, "SIGINT");
+    // The first waits for the copy to reach a step where the task can be let go; a second
+    // quits at once.
+    await new Promise((r) => setTimeout(r, 100));
+    Deno.kill(-caller.pid, "SIGINT");
+    const ran = await caller.output();
+    const stderr = new TextDecoder().decode(ran.stderr);
+    assert.equal(ran.code, 130, stderr);
+    assert.match(stderr, /Interrupted again: quitting now/);
+    const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
+    assert.equal(seen.status.state, "TASK_STATE_CANCELED");
+    assert.match(seen.status.message?.parts[0]?.text ?? "", /Stopped by the user/);
+    assert.deepEqual(s.started(), [], "no child was started");
+    // The git still making the copy finishes on its own; then nothing of it is left.
+    await until("the copy to be gone", async () => {
+      await s.json(["delegate", "list"]);
+      return s.workspaces().length === 0 ? true : undefined;
+    });
   } finally {
     await s.close();
   }
