@@ -39,11 +39,12 @@ interface Setup extends LocalPlayground {
   workspaces(): string[];
 }
 
-async function setup(): Promise<Setup> {
-  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
+/** The playground, without a sandbox unless asked (the home stays writable inside one). */
+async function setup(sandbox: "on" | "off" = "off"): Promise<Setup> {
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: sandbox } });
   pg.program("claude", GATED_CLAUDE);
-  const gate = join(pg.root, "gate");
-  const starts = join(pg.root, "starts");
+  const gate = join(pg.home, "gate");
+  const starts = join(pg.home, "starts");
   const env = { ...pg.env, GATE: gate, STARTS: starts };
   return Object.assign(pg, {
     gate,
@@ -188,6 +189,28 @@ async function runAsJob(s: Setup): Promise<{ caller: Deno.ChildProcess; task: Ta
   });
   return { caller, task };
 }
+
+Deno.test("Ctrl-C while `run` runs the child in its sandbox: the sandbox outlives the command, a worker follows it", async () => {
+  const s = await setup("on");
+  try {
+    const caller = s.run("--wait", "600");
+    const { task } = await childStarted(s);
+    assert.equal(task.metadata.observal.sandbox, "bwrap");
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    const ran = await caller.done;
+    assert.equal(ran.code, 10, ran.stderr);
+    assertWorkerTookOver(s, task.id, caller.pid);
+    assert.match(readFileSync(join(s.dir(task.id), "worker.log"), "utf8"), /handed over/);
+    const running = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
+    assert.equal(running.status.state, "TASK_STATE_WORKING", "the sandbox still runs");
+
+    writeFileSync(s.gate, "");
+    await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
 
 Deno.test("Ctrl-C at the terminal (the whole process group) while the copy is made: git goes on, a worker runs the task", async () => {
   const s = await setup();
