@@ -92,8 +92,10 @@ export async function runTaskHere(
   }
   handover.abort();
   try {
-    // Settled, or handed over once the remote task's id is saved.
-    const ran = await running;
+    // Settled, or handed over once the remote task's id is saved. Read again: a second
+    // Ctrl-C meanwhile settled it as stopped by the user, and no worker must start then.
+    await running;
+    const ran = store.require(task.id);
     // The log ends as a worker's would: with how the task ended here.
     deps.ctx.io.stderr.write(
       `task ${task.id} ${
@@ -101,6 +103,8 @@ export async function runTaskHere(
       }\n`,
     );
     if (!isFinal(ran.status.state)) {
+      // The worker owns the task from here: a second Ctrl-C now only ends this process.
+      options.quit?.removeEventListener("abort", quit);
       try {
         launchWorker(s, ran, here.perms);
       } catch (err) {

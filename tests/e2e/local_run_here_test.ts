@@ -73,11 +73,17 @@ async function setup(sandbox: "on" | "off" = "off"): Promise<Setup> {
   });
 }
 
-/** The newest task, once its child has started. */
+/**
+ * The newest task, once its child has started and the runner has recorded it (on a busy
+ * machine the child may start well before its runner notes it).
+ */
 async function childStarted(s: Setup): Promise<{ task: Task; child: number }> {
   const child = await until("the child to start", () => Promise.resolve(s.started()[0]));
-  const list = await s.json(["delegate", "list"]);
-  const [task] = (list.body as unknown as { items: Task[] }).items;
+  const task = await until("the child to be recorded", async () => {
+    const list = await s.json(["delegate", "list"]);
+    const [t] = (list.body as unknown as { items: Task[] }).items;
+    return t?.metadata.observal.childStartTime ? t : undefined;
+  });
   return { task, child };
 }
 
@@ -142,10 +148,13 @@ Deno.test("Ctrl-C while `run` runs the child: a worker follows the same child, w
   }
 });
 
-/** Makes the copy slow: keep.txt is checked out through a smudge filter that sleeps. */
+/**
+ * Makes the copy slow: keep.txt is checked out through a smudge filter that sleeps, long
+ * enough for a busy machine's test to signal the command while git still works.
+ */
 function slowCopy(s: Setup): void {
   const smudge = join(s.root, "slow-smudge");
-  writeFileSync(smudge, "#!/bin/sh\nsleep 1\ncat\n", { mode: 0o755 });
+  writeFileSync(smudge, "#!/bin/sh\nsleep 3\ncat\n", { mode: 0o755 });
   s.git("config", "filter.slow.smudge", smudge);
   s.git("config", "filter.slow.clean", "cat");
   writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
