@@ -126,6 +126,11 @@ export const ObservalTaskMetaSchema = z.looseObject({
   childPid: z.number().int().optional(),
   /** The child's start-time token, so a reused pid is never mistaken for it. */
   childStartTime: z.string().optional(),
+  /**
+   * The start-time token of the process that made the copy, recorded with the copy's
+   * folder: a child started in the copy after it is ours, even before its pid is recorded.
+   */
+  runnerStartTime: z.string().optional(),
   /** How the harness child is sandboxed (bwrap, seatbelt, inherited from its parent, none). */
   sandbox: z.enum(["bwrap", "seatbelt", "inherited", "none"]).optional(),
   /** What the sandbox leaves writable of the harness's state, and masks of the home. */

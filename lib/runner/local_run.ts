@@ -18,7 +18,8 @@ import {
   type ResumableSession,
   resumableSession,
 } from "../harness/mod.ts";
-import { spawnChild } from "../process/mod.ts";
+import { processIdentity, spawnChild } from "../process/mod.ts";
+import { hostPid } from "../core/system/mod.ts";
 import { sandboxedCommand } from "./sandboxed_command.ts";
 import type { EntryDocument } from "../registry/mod.ts";
 import {
@@ -243,8 +244,13 @@ export async function runLocal(
       home: ctx.home,
       cwd: task.metadata.observal.cwd,
       env: ctx.env,
-      // Recorded at once: a runner that dies mid-copy leaves a copy its reaper can find.
-      onRoot: (root) => observal(deps, id, { workspaceRoot: root }),
+      // Recorded at once: a runner that dies mid-copy, or before it records its child,
+      // leaves a copy (and whatever was started in it) its reaper can find.
+      onRoot: (root) =>
+        observal(deps, id, {
+          workspaceRoot: root,
+          runnerStartTime: processIdentity(hostPid())?.startTime,
+        }),
     });
   } catch (err) {
     return settle(

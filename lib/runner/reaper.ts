@@ -50,6 +50,10 @@ export function reapTask(
     }
     // Settled already (update would leave it alone): the pid is forgotten all the same.
     store.forgetChild(task.id);
+  } else if (root && meta.runnerStartTime && !options.dryRun) {
+    // A runner that died between starting its child and recording it: what runs in the
+    // copy and started after the runner is that child (or started by it).
+    if (killProcessesIn(root, meta.runnerStartTime) > 0) result = "killed";
   }
   if (options.dryRun) return root && pathExists(root) ? "removed" : "nothing";
   if (root && pathExists(root) && removeWorkspace(root, home) && result === "nothing") {
