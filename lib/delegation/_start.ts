@@ -90,9 +90,8 @@ export async function startTask(
   let kindMeta: Record<string, unknown>;
   /** The caller's repository state, for an agent that takes it with the brief. */
   let captured: { state: WireRepoState; top: string } | undefined;
-  // Whether this process may run the task itself (`options.runHere`), as far as the agent
-  // goes; the wait decides below.
-  let runHere = false;
+  // Whether the agent's task could run in this process at all; the wait decides below.
+  let runnable = false;
   let reserveMs = 0;
   // What the worker may touch, once its task folder is known.
   let perms: (fence: WorkerFence) => SelfPermissions;
@@ -129,7 +128,7 @@ export async function startTask(
       if (captured) kindMeta.repository = captured.top;
     }
     // A streaming agent's task goes to a worker at once (its stream is the worker's).
-    runHere = pinned?.card.capabilities?.streaming !== true;
+    runnable = pinned?.card.capabilities?.streaming !== true;
     // The worker may reach the agent's endpoint and the configured registry, nothing else.
     const net = workerNet(s.deps, iface.url);
     perms = (fence) => remotePermissions(ctx, net, fence);
@@ -181,16 +180,15 @@ export async function startTask(
     perms = (fence) =>
       localPermissions(ctx, { ...choice, sandbox, sessionDir, resumeDir }, net, fence);
     // A child run here must be able to outlive this process: not on Windows.
-    runHere = hostPlatform() !== "win32";
+    runnable = hostPlatform() !== "win32";
   }
-  if (runHere) {
-    runHere = false;
-    if (options.runHere && (options.waitSeconds ?? 0) > 0) {
-      const elapsedMs = ctx.clock.now().getTime() - since.getTime();
-      reserveMs = handoverReserveMs(elapsedMs);
-      // A run here needs some of the wait left once the handover is kept back.
-      runHere = waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
-    }
+  // Whether this process runs the task itself (`options.runHere`).
+  let runHere = false;
+  if (runnable && options.runHere && (options.waitSeconds ?? 0) > 0) {
+    const elapsedMs = ctx.clock.now().getTime() - since.getTime();
+    reserveMs = handoverReserveMs(elapsedMs);
+    // A run here needs some of the wait left once the handover is kept back.
+    runHere = waitBudgetMs(options.waitSeconds ?? 0) - elapsedMs - reserveMs > 0;
   }
   // Interrupted while looking the agent up: nothing exists yet, so nothing is left behind.
   options.signal?.throwIfAborted();

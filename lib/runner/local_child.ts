@@ -9,6 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Artifact, textArtifact } from "../a2a/mod.ts";
 import { homeFault } from "../core/mod.ts";
+import { pathExists } from "../core/system/mod.ts";
 import {
   getHarness,
   type HarnessKey,
@@ -74,12 +75,7 @@ export function handoverFile(taskDir: string): string {
 
 /** Whether a run here handed this task's child over to a worker. */
 export function handedOver(taskDir: string): boolean {
-  try {
-    readFileSync(handoverFile(taskDir));
-    return true;
-  } catch {
-    return false;
-  }
+  return pathExists(handoverFile(taskDir));
 }
 
 /**
@@ -247,13 +243,10 @@ async function waitForChild(
   for (;;) {
     // The check's timer goes when the child exits first: it would hold the worker open.
     const nap = new AbortController();
-    const handing = handover ? abortedPromise(handover, nap.signal) : undefined;
+    // A handover wakes the nap as the check's own end does.
+    const woken = handover ? AbortSignal.any([nap.signal, handover]) : nap.signal;
     try {
-      await Promise.race([
-        child.exited,
-        clock.sleep(CANCEL_CHECK_MS, nap.signal).catch(() => {}),
-        ...handing ? [handing] : [],
-      ]);
+      await Promise.race([child.exited, clock.sleep(CANCEL_CHECK_MS, woken).catch(() => {})]);
     } finally {
       nap.abort();
     }
@@ -291,18 +284,4 @@ function formatSize(bytes: number): string {
   return bytes >= 1024 * 1024
     ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
     : `${Math.ceil(bytes / 1024)} KiB`;
-}
-
-/** Resolves when `signal` aborts, or when `until` does (dropping the listener). */
-function abortedPromise(signal: AbortSignal, until: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      signal.removeEventListener("abort", done);
-      until.removeEventListener("abort", done);
-      resolve();
-    };
-    signal.addEventListener("abort", done, { once: true });
-    until.addEventListener("abort", done, { once: true });
-  });
 }

@@ -278,7 +278,7 @@ export async function runLocal(
     outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
   } finally {
     // A child handed over still works in the copy.
-    if (!handedOver(store.taskDir(id))) removeWorkspace(ws.root, ctx.home);
+    if (outcome! !== "handed over") removeWorkspace(ws.root, ctx.home);
   }
   if (outcome === "handed over" || outcome === "not started") return store.require(id);
   return finish(deps, id, outcome);

@@ -32,6 +32,10 @@ interface Setup extends LocalPlayground {
   gate: string;
   starts: string;
   dir(id: string): string;
+  /** The environment `run` gives the command (the stand-in's gate and start log). */
+  runEnv: Record<string, string | undefined>;
+  /** `delegate run AGENT --json ...args -- BRIEF`, as arguments. */
+  runArgs(...args: string[]): string[];
   /** `delegate run AGENT --json ...args -- BRIEF` as its own process, from the repository. */
   run(...args: string[]): ReturnType<typeof spawnCli>;
   /** The pids the stand-in was started with, in order. */
@@ -46,22 +50,24 @@ async function setup(sandbox: "on" | "off" = "off"): Promise<Setup> {
   const gate = join(pg.home, "gate");
   const starts = join(pg.home, "starts");
   const env = { ...pg.env, GATE: gate, STARTS: starts };
+  const runArgs = (...args: string[]) => [
+    "delegate",
+    "run",
+    pg.identifier,
+    "--harness",
+    "claude-code",
+    "--json",
+    ...args,
+    "--",
+    "Edit it",
+  ];
   return Object.assign(pg, {
     gate,
     starts,
     dir: (id: string) => join(pg.home, "delegations", id),
-    run: (...args: string[]) =>
-      spawnCli(env, pg.repo, [
-        "delegate",
-        "run",
-        pg.identifier,
-        "--harness",
-        "claude-code",
-        "--json",
-        ...args,
-        "--",
-        "Edit it",
-      ]),
+    runEnv: env,
+    runArgs,
+    run: (...args: string[]) => spawnCli(env, pg.repo, runArgs(...args)),
     started: () =>
       existsSync(starts)
         ? readFileSync(starts, "utf8").trim().split("\n").filter(Boolean).map(Number)
@@ -168,22 +174,8 @@ function slowCopy(s: Setup): void {
  */
 async function runAsJob(s: Setup): Promise<{ caller: Deno.ChildProcess; task: Task }> {
   const caller = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      MAIN,
-      "delegate",
-      "run",
-      s.identifier,
-      "--harness",
-      "claude-code",
-      "--json",
-      "--wait",
-      "600",
-      "--",
-      "Edit it",
-    ],
-    env: { ...s.env, GATE: s.gate, STARTS: s.starts } as Record<string, string>,
+    args: ["run", "-A", MAIN, ...s.runArgs("--wait", "600")],
+    env: s.runEnv as Record<string, string>,
     cwd: s.repo,
     stdin: "null",
     stdout: "piped",
