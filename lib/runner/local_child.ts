@@ -6,9 +6,9 @@
  * @module
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { type Artifact, textArtifact } from "../a2a/mod.ts";
-import { homeFault } from "../core/mod.ts";
+import { homeFault, ObservalError } from "../core/mod.ts";
 import { pathExists } from "../core/system/mod.ts";
 import {
   getHarness,
@@ -34,6 +34,7 @@ import {
   workspaceChanges,
 } from "../workspace/mod.ts";
 import { errorText, type LocalRunDeps, observal, type Outcome } from "./_local_ops.ts";
+import { logFile } from "./worker_process.ts";
 
 /** How often the worker looks for a cancel request while the child runs. */
 const CANCEL_CHECK_MS = 200;
@@ -213,17 +214,63 @@ export async function adoptedOutcome(
   deps: LocalRunDeps,
   id: string,
 ): Promise<{ outcome: Outcome; ws: Workspace } | undefined> {
-  const file = handoverFile(deps.store.taskDir(id));
+  const dir = deps.store.taskDir(id);
+  const file = handoverFile(dir);
   let left: HandedOver;
   try {
     left = JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }
+  checkHandedOver(left, deps.store.require(id).metadata.observal, dir);
   const child = adoptChild(left.child, deps.ctx.clock);
   const outcome = await childOutcome(deps, id, left.run, child);
   rmSync(file, { force: true });
   return { outcome: outcome as Outcome, ws: left.run.ws };
+}
+
+/**
+ * Refuses a handover record that does not describe this task's own child, copy and logs:
+ * the task folder is writable to the child itself, and the record names a process to
+ * signal and files to read into the answer. The task's row is what the run recorded.
+ *
+ * @throws {ObservalError} FAILED_PRECONDITION naming what does not match
+ */
+function checkHandedOver(
+  left: HandedOver,
+  meta: { childPid?: number; childStartTime?: string; workspaceRoot?: string; harness?: string },
+  taskDir: string,
+): void {
+  const { run, child } = left;
+  const inside = (path: unknown, dir: string | undefined) =>
+    typeof path === "string" && dir !== undefined && resolve(path).startsWith(`${dir}${sep}`);
+  const logs = {
+    stdout: join(taskDir, logFile("stdout")),
+    stderr: join(taskDir, logFile("stderr")),
+  };
+  const wrong = [
+    child?.pid !== meta.childPid || child?.startTime !== meta.childStartTime ? "the child" : "",
+    run?.harness !== meta.harness ? "the harness" : "",
+    run?.taskDir !== taskDir || run?.logs?.stdout !== logs.stdout ||
+      run?.logs?.stderr !== logs.stderr || child?.stdoutPath !== logs.stdout ||
+      child?.stderrPath !== logs.stderr || !inside(child?.statusPath, taskDir)
+      ? "the logs"
+      : "",
+    run?.ws?.root !== meta.workspaceRoot || !inside(run?.ws?.path, meta.workspaceRoot) ||
+      !inside(run?.ws?.scratch, meta.workspaceRoot) ||
+      (run?.plan?.outputFile !== undefined && !inside(run.plan.outputFile, meta.workspaceRoot))
+      ? "the copy"
+      : "",
+  ].filter(Boolean);
+  if (wrong.length) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      `The handover record in ${taskDir} does not match the task (${
+        wrong.join(", ")
+      }), so its child was not followed`,
+      { remediation: "Run the task again; the harness may have written into its task folder" },
+    );
+  }
 }
 
 /**

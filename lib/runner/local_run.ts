@@ -34,6 +34,7 @@ import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
 import { logFile, workerLog } from "./worker_process.ts";
+import { reapTask } from "./reaper.ts";
 import { errorText, type LocalRunDeps, observal, type Outcome, working } from "./_local_ops.ts";
 import { adoptedOutcome, childOutcome, handedOver } from "./local_child.ts";
 
@@ -296,8 +297,8 @@ async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
-    const root = store.require(id).metadata.observal.workspaceRoot;
-    if (root) removeWorkspace(root, ctx.home);
+    // The child the run recorded is stopped if it is provably ours, and its copy removed.
+    reapTask(store, store.require(id), ctx.home);
   }
   return finish(deps, id, outcome);
 }

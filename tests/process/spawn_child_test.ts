@@ -125,61 +125,70 @@ Deno.exit(0);
   return JSON.parse(new TextDecoder().decode(r.stdout));
 }
 
-Deno.test("spawnChild() on POSIX: the child outlives its starter, and adoptChild() follows it to its exit code and output", async () => {
-  if (Deno.build.os === "windows") return; // Windows children are piped, never handed over.
-  const dir = mkdtempSync(join(tmpdir(), "observal-spawn-"));
-  try {
-    const record = await startedElsewhere(
-      dir,
-      'sleep 0.5; read line; echo "got $line"; echo warned >&2; exit 3',
-    );
-    assert.ok(pidExists(record.pid), "still running after its starter exited");
-    assert.ok(record.startTime, "the start time is recorded");
-    const child = adoptChild(record, systemClock);
-    const exit = await child.exited;
-    assert.deepEqual(exit, {
-      code: 3,
-      signal: null,
-      dropped: { stdout: 0, stderr: 0 },
-      fault: undefined,
-    });
-    assert.equal(
-      readFileSync(join(dir, "out"), "utf8"),
-      "got brief\n",
-      "stdin came from the brief",
-    );
-    assert.equal(readFileSync(join(dir, "err"), "utf8"), "warned\n");
-    assert.deepEqual(
-      readdirSync(dir).sort(),
-      ["err", "err.status", "err.status.err", "err.status.out", "out", "starter.ts"],
-      "no stdin file left",
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+// Windows children are piped, never handed over: these cases have nothing to run there.
+const posixOnly = { ignore: Deno.build.os === "windows" };
 
-Deno.test("spawnChild() on POSIX: a program ended by a signal, and a group stopped from outside, report no exit code", async () => {
-  if (Deno.build.os === "windows") return;
-  const dir = mkdtempSync(join(tmpdir(), "observal-spawn-"));
-  try {
-    const self = await spawnChild(["sh", "-c", "kill -TERM $$"], {
-      cwd: dir,
-      env: { PATH: Deno.env.get("PATH") },
-      stdoutPath: join(dir, "out"),
-      stderrPath: join(dir, "err"),
-    });
-    assert.deepEqual(
-      { code: (await self.exited).code, signal: (await self.exited).signal },
-      { code: null, signal: "SIGTERM" },
-    );
-    const record = await startedElsewhere(dir, "sleep 30");
-    const adopted = adoptChild(record, systemClock);
-    signalGroup(record.pid, "SIGKILL");
-    const exit = await adopted.exited;
-    assert.equal(exit.code, null, "no exit line: the group was stopped");
-    assert.ok(!pidExists(record.pid));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+Deno.test(
+  "spawnChild() on POSIX: the child outlives its starter, and adoptChild() follows it to its exit code and output",
+  posixOnly,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "observal-spawn-"));
+    try {
+      const record = await startedElsewhere(
+        dir,
+        'sleep 0.5; read line; echo "got $line"; echo warned >&2; exit 3',
+      );
+      assert.ok(pidExists(record.pid), "still running after its starter exited");
+      assert.ok(record.startTime, "the start time is recorded");
+      const child = adoptChild(record, systemClock);
+      const exit = await child.exited;
+      assert.deepEqual(exit, {
+        code: 3,
+        signal: null,
+        dropped: { stdout: 0, stderr: 0 },
+        fault: undefined,
+      });
+      assert.equal(
+        readFileSync(join(dir, "out"), "utf8"),
+        "got brief\n",
+        "stdin came from the brief",
+      );
+      assert.equal(readFileSync(join(dir, "err"), "utf8"), "warned\n");
+      assert.deepEqual(
+        readdirSync(dir).sort(),
+        ["err", "err.status", "err.status.err", "err.status.out", "out", "starter.ts"],
+        "no stdin file left",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+Deno.test(
+  "spawnChild() on POSIX: a program ended by a signal, and a group stopped from outside, report no exit code",
+  posixOnly,
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "observal-spawn-"));
+    try {
+      const self = await spawnChild(["sh", "-c", "kill -TERM $$"], {
+        cwd: dir,
+        env: { PATH: Deno.env.get("PATH") },
+        stdoutPath: join(dir, "out"),
+        stderrPath: join(dir, "err"),
+      });
+      assert.deepEqual(
+        { code: (await self.exited).code, signal: (await self.exited).signal },
+        { code: null, signal: "SIGTERM" },
+      );
+      const record = await startedElsewhere(dir, "sleep 30");
+      const adopted = adoptChild(record, systemClock);
+      signalGroup(record.pid, "SIGKILL");
+      const exit = await adopted.exited;
+      assert.equal(exit.code, null, "no exit line: the group was stopped");
+      assert.ok(!pidExists(record.pid));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,15 +1,17 @@
 /**
- * A local run that must let its task go before the child starts (a run here whose wait
- * ended while the copy was made): nothing is left running or on disk, the task is left
- * unsettled, and a later run (the worker's) does the whole task. The stand-in harness
- * notes each start, so a second child would show.
+ * A local run that must let its task go: before the child starts (a run here whose wait
+ * ended while the copy was made) nothing is left running or on disk, the task is left
+ * unsettled, and a later run (the worker's) does the whole task; with the child running,
+ * the record it leaves is checked against the task before a worker follows it. The
+ * stand-in harness notes each start, so a second child would show.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isFinal } from "../../lib/a2a/mod.ts";
 import { createContext } from "../../lib/core/mod.ts";
 import { DelegationService } from "../../lib/delegation/mod.ts";
+import { pidExists } from "../../lib/process/mod.ts";
 import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { runLocal } from "../../lib/runner/local/mod.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
@@ -64,6 +66,70 @@ Deno.test("runLocal() told to let go before its child starts leaves nothing behi
     assert.match(readFileSync(join(store.taskDir(task.id), "changes.patch"), "utf8"), /^\+four$/m);
     assert.deepEqual(workspaces(), []);
   } finally {
+    client?.close();
+    store.close();
+    await pg.close();
+  }
+});
+
+/** Like COUNTED_CLAUDE, but it waits for $GATE before it edits and answers. */
+const GATED_CLAUDE = `#!/bin/sh
+echo $$ >> "$STARTS"
+cat > /dev/null
+while [ ! -e "$GATE" ]; do sleep 0.05; done
+printf 'four\\n' >> edit.txt
+printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
+`;
+
+Deno.test("a handover record the child rewrote is refused: its child is stopped, nothing named in it is read or signalled", async () => {
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
+  pg.program("claude", GATED_CLAUDE);
+  const starts = join(pg.root, "starts");
+  const gate = join(pg.root, "gate");
+  const secret = join(pg.root, "secret.txt");
+  writeFileSync(secret, "do not read me\n");
+  const ctx = createContext({ env: { ...pg.env, STARTS: starts, GATE: gate }, cwd: pg.repo });
+  const store = openTaskStore({ home: pg.home, clock: ctx.clock });
+  let client: RegistryClient | undefined;
+  const registry = () => (client ??= openRegistryClient(ctx));
+  const service = new DelegationService({ ctx, store, registry, launch: () => 0 });
+  const bystander = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    const task = await service.start(pg.identifier, "Edit it", {
+      caller: service.caller(),
+      harness: "claude-code",
+      waitSeconds: 0,
+    });
+    const deps = { ctx, store, registry };
+    const handover = new AbortController();
+    const running = runLocal(deps, store.require(task.id), { handover: handover.signal });
+    for (let i = 0; i < 300 && !store.require(task.id).metadata.observal.childStartTime; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    handover.abort();
+    const left = await running;
+    assert.ok(!isFinal(left.status.state), left.status.state);
+    const record = join(store.taskDir(task.id), "child.json");
+    const handed = JSON.parse(readFileSync(record, "utf8"));
+    const child = handed.child.pid as number;
+    // What a child could write there: another process to follow, a file to read as its answer.
+    handed.child.pid = bystander.pid;
+    handed.run.plan.outputFile = secret;
+    writeFileSync(record, JSON.stringify(handed));
+
+    const done = await runLocal(deps, store.require(task.id));
+    assert.equal(done.status.state, "TASK_STATE_FAILED");
+    const said = done.status.message?.parts[0]?.text ?? "";
+    assert.match(said, /does not match the task \(the child, the copy\)/);
+    assert.doesNotMatch(JSON.stringify(done), /do not read me/);
+    assert.ok(pidExists(bystander.pid), "the process named in the record is left alone");
+    for (let i = 0; i < 100 && pidExists(child); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(!pidExists(child), "the task's own child is stopped");
+    const ws = join(pg.home, "delegations", "ws");
+    assert.deepEqual(existsSync(ws) ? readdirSync(ws) : [], [], "the copy is removed");
+  } finally {
+    bystander.kill("SIGKILL");
+    await bystander.status;
     client?.close();
     store.close();
     await pg.close();
