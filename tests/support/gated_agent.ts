@@ -28,6 +28,7 @@ import { createContext, type Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { cli } from "./cli.ts";
+import { MAIN } from "./process.ts";
 
 // deno-lint-ignore no-control-regex
 export const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
@@ -285,6 +286,10 @@ export function lingering(dir: string, pid: number): string {
 /** Resolves once process `pid` has a SIGINT handler installed (it is ready for Ctrl-C). */
 export function handlesSigint(pid: number): Promise<true> {
   return until(`process ${pid} to handle SIGINT`, () => {
+    // Until it execs, a spawned child is a copy of this test process and shows its
+    // handlers: read the command line first, so the status read below is the CLI's own.
+    const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
+    if (!argv.includes(MAIN)) return Promise.resolve(undefined);
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1] ?? "0";
     return Promise.resolve((BigInt(`0x${caught}`) & 2n) === 2n ? true : undefined);
