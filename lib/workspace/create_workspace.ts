@@ -1,10 +1,10 @@
 /**
- * Making the throwaway copy an agent works in: a shared clone of the caller's repository
- * at the caller's HEAD, with the caller's uncommitted and untracked work laid on top.
+ * Making the throwaway copy an agent works in: a repository that shares the caller's
+ * objects, checked out at the caller's HEAD, with the caller's uncommitted and untracked work laid on top.
  * Nothing in the caller's repository is written.
  * @module
  */
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { ObservalError, toObservalError } from "../core/mod.ts";
@@ -57,8 +57,8 @@ export interface CreateWorkspaceOptions {
 
 /**
  * Creates a workspace for an agent: `<home>/delegations/ws/observal-delegate-<random>/`
- * (mode 0700) holding `worktree/` (a `git clone --shared` of the caller's repository,
- * detached at the caller's HEAD, without a remote, plus the caller's uncommitted changes
+ * (mode 0700) holding `worktree/` (a repository reading the caller's objects in place, as
+ * `git clone --shared` does, detached at the caller's HEAD, without a remote or refs, plus the caller's uncommitted changes
  * and untracked, non-ignored files) and `scratch/` (ours). `path` is the caller's
  * subdirectory inside the copy. Outside a git repository, `path` is an empty folder.
  *
@@ -114,7 +114,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       };
       return ws;
     }
-    return await cloneWorkspace({ root, scratch, repo, cwd, settings, options });
+    return await copyWorkspace({ root, scratch, repo, cwd, settings, options });
   } catch (err) {
     try {
       removeWorkspace(root, home);
@@ -134,7 +134,7 @@ interface CloneInput {
   options: CreateWorkspaceOptions;
 }
 
-async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
+async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
   const { root, scratch, settings, options } = input;
   const { top, commonDir } = input.repo;
   const head = input.repo.head?.commit;
@@ -143,8 +143,8 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     runGit(args, { cwd: top, settings, okCodes, signal });
 
   const worktree = join(root, "worktree");
-  // The caller's config decides how git in the copy reads and writes files: the remote's
-  // removal and the checkout wait for it; the clone and the caller's side do not.
+  // The caller's config decides how git in the copy reads and writes files: the checkout
+  // waits for it; making the repository and reading the caller's side do not.
   const planned = readCallerConfig(top, settings, signal).then((config) => {
     const filters = planFilters(config, top, settings.env);
     const git: GitSettings = {
@@ -164,30 +164,32 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
     options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
   );
 
-  // The clone and checkout run while the caller's side is read; settled together so a
-  // failure never leaves a git process writing into a root being removed.
+  // The copy is made while the caller's side is read; settled together so a failure
+  // never leaves a git process writing into a root being removed.
   const [, diff, others, { copy }] = await settled([
     (async () => {
+      // What `clone --shared` makes, without its transport and refs: a repository of the
+      // caller's hash function that reads the caller's objects where they are (its own
+      // hold only what git in the copy writes), with no remote, so a `git push` the agent
+      // runs cannot reach the caller's repository, and no branch or tag.
+      const id = await from;
       await runGit(
         [
-          "clone",
-          "--shared",
-          "--no-checkout",
+          "init",
           "--quiet",
-          "--origin",
-          "origin",
           // No template: no sample hooks, nothing the copy does not need.
           "--template=",
+          `--object-format=${id.length === 64 ? "sha256" : "sha1"}`,
           "--",
-          commonDir,
           worktree,
         ],
         { cwd: root, settings, signal },
       );
-      const { copy } = await planned;
-      // Without a remote, a `git push` the agent runs cannot reach the caller's repository.
-      await gitInCopy(copy, ["remote", "remove", "origin"], { signal });
+      const objects = join(worktree, ".git", "objects", "info");
+      mkdirSync(objects, { recursive: true });
+      writeFileSync(join(objects, "alternates"), `${join(commonDir, "objects")}\n`);
       copyInfoFiles(commonDir, worktree);
+      const { copy } = await planned;
       if (head) {
         await gitInCopy(copy, ["checkout", "--detach", "--quiet", head], {
           config: [`checkout.workers=${workers}`],
@@ -251,14 +253,14 @@ async function cloneWorkspace(input: CloneInput): Promise<GitWorkspace> {
 
   notes.push(...skippedNotes(untracked.skipped));
 
-  // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the clone's.
-  const cloneIndex = join(worktree, ".git", "index");
+  // A copy that is exactly HEAD needs no scan: its tree is HEAD's, its index the checkout's.
+  const checkoutIndex = join(worktree, ".git", "index");
   let startTree: string;
   if (input.repo.head && !overlaid && untracked.copied === 0) {
-    seedIndex(cloneIndex, indexFile(copy, "start"));
+    seedIndex(checkoutIndex, indexFile(copy, "start"));
     startTree = input.repo.head.tree;
   } else {
-    startTree = await recordTree(copy, "start", cloneIndex, signal);
+    startTree = await recordTree(copy, "start", checkoutIndex, signal);
   }
 
   const rel = relative(top, input.cwd);
@@ -305,14 +307,15 @@ function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
 
 /**
  * The caller's `info/exclude` and `info/attributes`, so the copy ignores what the caller
- * ignores and converts files (filters, line endings) as the caller does.
+ * ignores and converts files (filters, line endings) as the caller does, and its `shallow`
+ * list, so that history in a copy of a shallow clone ends where the caller's does.
  */
 function copyInfoFiles(commonDir: string, worktree: string): void {
-  const info = join(worktree, ".git", "info");
-  mkdirSync(info, { recursive: true });
-  for (const name of ["exclude", "attributes"]) {
+  const gitDir = join(worktree, ".git");
+  mkdirSync(join(gitDir, "info"), { recursive: true });
+  for (const name of ["info/exclude", "info/attributes", "shallow"]) {
     try {
-      copyFileSync(join(commonDir, "info", name), join(info, name));
+      copyFileSync(join(commonDir, name), join(gitDir, name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }

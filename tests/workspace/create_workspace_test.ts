@@ -336,10 +336,18 @@ Deno.test("createWorkspace() works from a linked worktree and from a shallow clo
   assert.equal(ws.head, git(linked, sb.env, "rev-parse", "HEAD").trim());
   assertRoundTrip(sb, linked, ws.worktree, new Uint8Array());
 
+  // Two commits, so that the shallow clone's only one has a parent it lacks.
+  write(join(repo, "CHANGES.md"), "second\n");
+  commitAll(repo, sb.env, "second");
   const shallow = join(sb.dir, "shallow");
   git(sb.dir, sb.env, "clone", "-q", "--depth", "1", `file://${repo}`, shallow);
   write(join(shallow, "README.md"), "# shallow edit\n");
   const ws2 = asGit(await createWorkspace({ home: sb.home, cwd: shallow, env: sb.env }));
+  // History in the copy ends where the caller's does, as an agent's `git log` sees it.
+  assert.equal(
+    git(ws2.worktree, sb.env, "log", "--format=%H").trim(),
+    git(shallow, sb.env, "log", "--format=%H").trim(),
+  );
   const baseline = await markBaseline(ws2);
   write(join(ws2.worktree, "new.txt"), "new\n");
   const changes = await workspaceChanges(ws2, baseline);

@@ -31,11 +31,10 @@ Deno.test("the workspace steps of a delegation from a clean repository start few
   );
   assert.deepEqual(created, [
     "checkout --detach",
-    "clone --shared",
     "config -z",
     "diff-index -p",
+    "init --quiet",
     "ls-files -z",
-    "remote remove",
     "rev-parse --show-toplevel",
   ]);
   const git = ws as GitWorkspace;
