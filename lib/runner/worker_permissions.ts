@@ -119,7 +119,7 @@ export function localPermissions(
 /**
  * The folders a worker reads to copy the caller's working state: the repository's top
  * level (found by its `.git`), for a linked worktree the git directory it points to, and
- * the object folders it borrows (a `git clone --shared`). Outside a repository, the
+ * the object folders the copy borrows. Outside a repository, the
  * directory itself.
  */
 function repositoryPaths(cwd: string): string[] {

@@ -1,5 +1,5 @@
 /**
- * The caller's clean/smudge filters in the copy. A `git clone --shared` does not carry the
+ * The caller's clean/smudge filters in the copy. The copy does not carry the
  * caller's config, so without this the agent would see, and send back, the stored form of
  * filtered files, and the patch would garble them in the caller's working tree.
  *

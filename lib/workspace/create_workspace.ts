@@ -58,8 +58,8 @@ export interface CreateWorkspaceOptions {
 /**
  * Creates a workspace for an agent: `<home>/delegations/ws/observal-delegate-<random>/`
  * (mode 0700) holding `worktree/` (a repository reading the caller's objects in place, as
- * `git clone --shared` does, detached at the caller's HEAD, without a remote or refs, plus the caller's uncommitted changes
- * and untracked, non-ignored files) and `scratch/` (ours). `path` is the caller's
+ * `git clone --shared` does, detached at the caller's HEAD, without a remote or refs,
+ * plus the caller's uncommitted changes and untracked, non-ignored files) and `scratch/` (ours). `path` is the caller's
  * subdirectory inside the copy. Outside a git repository, `path` is an empty folder.
  *
  * On any failure the root is removed before the error is rethrown.

@@ -40,7 +40,10 @@ export interface EmptyWorkspace extends WorkspaceBase {
   readonly kind: "empty";
 }
 
-/** A shared clone of the caller's repository with the caller's uncommitted work on top. */
+/**
+ * A repository sharing the caller's objects, at the caller's HEAD, with the caller's
+ * uncommitted work on top.
+ */
 export interface GitWorkspace extends WorkspaceBase {
   readonly kind: "git";
   /** The copy's top-level folder, `<root>/worktree`. */

@@ -84,7 +84,7 @@ Deno.test("createWorkspace() outside a git repository gives an empty folder and 
   assert.deepEqual(changes.stat, { files: 0, insertions: 0, deletions: 0 });
 });
 
-Deno.test("createWorkspace() makes a shared clone detached at the caller's HEAD, without a remote", async () => {
+Deno.test("createWorkspace() makes a repository sharing the caller's objects, detached at its HEAD, without a remote or refs", async () => {
   using sb = sandbox();
   const repo = basicRepo(sb);
   git(repo, sb.env, "branch", "feature");
@@ -99,7 +99,7 @@ Deno.test("createWorkspace() makes a shared clone detached at the caller's HEAD,
   assert.equal(git(ws.worktree, sb.env, "rev-parse", "HEAD").trim(), head);
   assert.throws(() => git(ws.worktree, sb.env, "symbolic-ref", "-q", "HEAD"));
   assert.equal(git(ws.worktree, sb.env, "remote").trim(), "");
-  assert.equal(git(ws.worktree, sb.env, "for-each-ref", "refs/remotes").trim(), "");
+  assert.equal(git(ws.worktree, sb.env, "for-each-ref").trim(), "", "no branch, tag or remote");
   const alternates = readFileSync(
     join(ws.worktree, ".git", "objects", "info", "alternates"),
     "utf8",
