@@ -187,7 +187,7 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
       );
       const objects = join(worktree, ".git", "objects", "info");
       mkdirSync(objects, { recursive: true });
-      writeFileSync(join(objects, "alternates"), `${join(commonDir, "objects")}\n`);
+      writeFileSync(join(objects, "alternates"), `${alternatesLine(`${commonDir}/objects`)}\n`);
       copyInfoFiles(commonDir, worktree);
       const { copy } = await planned;
       if (head) {
@@ -320,6 +320,20 @@ function copyInfoFiles(commonDir: string, worktree: string): void {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
   }
+}
+
+/**
+ * A path as a line of `objects/info/alternates`: as it is, or C-quoted when it holds a
+ * newline or starts with a quote (git reads a line that starts with `"` quoted). The path
+ * joins with `/` as git gives it: git for Windows reads that, and writes it the same way.
+ */
+function alternatesLine(path: string): string {
+  if (!/[\n\r]/.test(path) && !path.startsWith('"')) return path;
+  const quoted = path.replace(
+    /[\\"\n\r\t]/g,
+    (c) => ({ "\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]!,
+  );
+  return `"${quoted}"`;
 }
 
 function realDir(cwd: string): string {

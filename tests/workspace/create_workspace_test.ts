@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   existsSync,
   lstatSync,
+  mkdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -321,6 +322,26 @@ Deno.test("createWorkspace() with a submodule leaves it uncloned and patches els
   write(join(ws.worktree, "src", "main.ts"), "export const a = 42;\n");
   const changes = await workspaceChanges(ws, baseline);
   assert.deepEqual(changes.stat, { files: 1, insertions: 1, deletions: 1 });
+  assertRoundTrip(sb, repo, ws.worktree, changes.bytes);
+});
+
+Deno.test("createWorkspace() copies a repository whose path holds a newline and a quote", async () => {
+  using sb = sandbox();
+  // The copy names the caller's object folder in a file of lines: such a path is quoted.
+  const repo = join(sb.dir, 'two\nlines "quoted"');
+  mkdirSync(repo);
+  git(repo, sb.env, "init", "-q");
+  write(join(repo, "README.md"), "# readme\n");
+  commitAll(repo, sb.env);
+  write(join(repo, "README.md"), "# readme\nuncommitted\n");
+  const ws = asGit(await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }));
+  assert.equal(
+    git(ws.worktree, sb.env, "log", "--format=%H").trim(),
+    git(repo, sb.env, "rev-parse", "HEAD").trim(),
+  );
+  const baseline = await markBaseline(ws);
+  write(join(ws.worktree, "new.txt"), "new\n");
+  const changes = await workspaceChanges(ws, baseline);
   assertRoundTrip(sb, repo, ws.worktree, changes.bytes);
 });
 
