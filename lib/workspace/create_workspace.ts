@@ -13,6 +13,7 @@ import {
   formatBytes,
   GIT_TIMEOUT_MS,
   gitEnv,
+  type GitResult,
   nulFields,
   PATCH_FORMAT,
   runGit,
@@ -58,9 +59,10 @@ export interface CreateWorkspaceOptions {
 /**
  * Creates a workspace for an agent: `<home>/delegations/ws/observal-delegate-<random>/`
  * (mode 0700) holding `worktree/` (a repository reading the caller's objects in place, as
- * `git clone --shared` does, detached at the caller's HEAD, without a remote or refs,
- * plus the caller's uncommitted changes and untracked, non-ignored files) and `scratch/` (ours). `path` is the caller's
- * subdirectory inside the copy. Outside a git repository, `path` is an empty folder.
+ * `git clone --shared` does, detached at the caller's HEAD, with the caller's tags and
+ * current branch, without a remote, plus the caller's uncommitted changes and untracked,
+ * non-ignored files) and `scratch/` (ours). `path` is the caller's subdirectory inside the
+ * copy. Outside a git repository, `path` is an empty folder.
  *
  * On any failure the root is removed before the error is rethrown.
  *
@@ -168,13 +170,20 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
   // never leaves a git process writing into a root being removed.
   const [, diff, others, { copy }] = await settled([
     (async () => {
-      // What `clone --shared` makes, without its transport and refs: a repository of the
-      // caller's hash function that reads the caller's objects where they are (its own
-      // hold only what git in the copy writes), with no remote, so a `git push` the agent
-      // runs cannot reach the caller's repository, and no branch or tag.
+      // What `clone --shared` leaves once its remote is removed, without its transport: a
+      // repository of the caller's hash function that reads the caller's objects where they
+      // are (its own hold only what git in the copy writes), with the caller's tags and
+      // current branch, and no remote, so a `git push` the agent runs cannot reach the
+      // caller's repository.
+      // Read while the repository is made.
+      const refs = head ? keptRefs(caller) : Promise.resolve("");
+      refs.catch(() => {}); // awaited below, once the repository exists
       const id = await from;
       await runGit(
         [
+          // Refs in files, whatever the user's default, so that ours can be written below.
+          "-c",
+          "init.defaultRefFormat=files",
           "init",
           "--quiet",
           // No template: no sample hooks, nothing the copy does not need.
@@ -188,6 +197,8 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
       const objects = join(worktree, ".git", "objects", "info");
       mkdirSync(objects, { recursive: true });
       writeFileSync(join(objects, "alternates"), `${alternatesLine(`${commonDir}/objects`)}\n`);
+      const packed = await refs;
+      if (packed) writeFileSync(join(worktree, ".git", "packed-refs"), packed);
       copyInfoFiles(commonDir, worktree);
       const { copy } = await planned;
       if (head) {
@@ -320,6 +331,33 @@ function copyInfoFiles(commonDir: string, worktree: string): void {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
   }
+}
+
+/**
+ * The caller's tags and current branch as a `packed-refs` file, one `<id> <ref>` line each
+ * (git peels annotated tags itself): what a clone keeps, so that `git describe` and the
+ * branch name read in the copy as they do for the caller.
+ */
+async function keptRefs(
+  caller: (args: string[]) => Promise<GitResult>,
+): Promise<string> {
+  const out = text(
+    await caller([
+      "for-each-ref",
+      "--format=%(objectname) %(HEAD) %(refname)",
+      "refs/tags",
+      "refs/heads",
+    ]),
+  );
+  const lines: string[] = [];
+  // Ref names hold no spaces (git refuses them).
+  for (const line of out.split("\n")) {
+    const [, id, current, ref] = /^(\S+) (.) (\S+)$/.exec(line) ?? [];
+    if (ref?.startsWith("refs/tags/") || (current === "*" && ref?.startsWith("refs/heads/"))) {
+      lines.push(`${id} ${ref}`);
+    }
+  }
+  return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
 /**

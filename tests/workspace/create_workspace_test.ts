@@ -85,10 +85,12 @@ Deno.test("createWorkspace() outside a git repository gives an empty folder and 
   assert.deepEqual(changes.stat, { files: 0, insertions: 0, deletions: 0 });
 });
 
-Deno.test("createWorkspace() makes a repository sharing the caller's objects, detached at its HEAD, without a remote or refs", async () => {
+Deno.test("createWorkspace() makes a repository sharing the caller's objects, detached at its HEAD, with its tags and branch and no remote", async () => {
   using sb = sandbox();
   const repo = basicRepo(sb);
   git(repo, sb.env, "branch", "feature");
+  git(repo, sb.env, "tag", "-a", "v1.0", "-m", "release");
+  git(repo, sb.env, "tag", "light");
   // A user default remote name must not rename the clone's remote out of our reach.
   write(join(sb.env.HOME, ".gitconfig"), "[clone]\n\tdefaultRemoteName = upstream\n");
   const head = git(repo, sb.env, "rev-parse", "HEAD").trim();
@@ -100,7 +102,15 @@ Deno.test("createWorkspace() makes a repository sharing the caller's objects, de
   assert.equal(git(ws.worktree, sb.env, "rev-parse", "HEAD").trim(), head);
   assert.throws(() => git(ws.worktree, sb.env, "symbolic-ref", "-q", "HEAD"));
   assert.equal(git(ws.worktree, sb.env, "remote").trim(), "");
-  assert.equal(git(ws.worktree, sb.env, "for-each-ref").trim(), "", "no branch, tag or remote");
+  // As a clone keeps them once its remote is gone: the tags and the current branch only.
+  const refs = (dir: string, ...names: string[]) =>
+    git(dir, sb.env, "for-each-ref", "--format=%(objectname) %(refname)", ...names).trim();
+  const branch = git(repo, sb.env, "symbolic-ref", "HEAD").trim();
+  assert.equal(refs(ws.worktree), refs(repo, "refs/tags", branch));
+  assert.equal(
+    git(ws.worktree, sb.env, "describe", "--tags").trim(),
+    git(repo, sb.env, "describe", "--tags").trim(),
+  );
   const alternates = readFileSync(
     join(ws.worktree, ".git", "objects", "info", "alternates"),
     "utf8",

@@ -33,6 +33,7 @@ Deno.test("the workspace steps of a delegation from a clean repository start few
     "checkout --detach",
     "config -z",
     "diff-index -p",
+    "for-each-ref --format=%(objectname) %(HEAD) %(refname)",
     "init --quiet",
     "ls-files -z",
     "rev-parse --show-toplevel",
