@@ -283,16 +283,24 @@ export function lingering(dir: string, pid: number): string {
   ].join("\n");
 }
 
-/** Resolves once process `pid` has a SIGINT handler installed (it is ready for Ctrl-C). */
+/**
+ * Resolves once the CLI process `pid` handles SIGINT (it is ready for Ctrl-C): a handler
+ * is installed, and its main thread has since gone back to wait in its event loop. Deno
+ * takes a signal's default action until that loop has turned once with the listener added.
+ */
 export function handlesSigint(pid: number): Promise<true> {
   return until(`process ${pid} to handle SIGINT`, () => {
     // Until it execs, a spawned child is a copy of this test process and shows its
-    // handlers: read the command line first, so the status read below is the CLI's own.
+    // handlers: read the command line first, so the reads below are the CLI's own.
     const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
     if (!argv.includes(MAIN)) return Promise.resolve(undefined);
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1] ?? "0";
-    return Promise.resolve((BigInt(`0x${caught}`) & 2n) === 2n ? true : undefined);
+    if ((BigInt(`0x${caught}`) & 2n) !== 2n) return Promise.resolve(undefined);
+    // Read after the handler was seen: the listener was added on the main thread, so a main
+    // thread asleep in epoll now has turned its loop since.
+    const wchan = Deno.readTextFileSync(`/proc/${pid}/wchan`);
+    return Promise.resolve(/epoll/.test(wchan) ? true : undefined);
   });
 }
 

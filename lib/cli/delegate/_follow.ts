@@ -108,6 +108,11 @@ export async function follow(
     });
   };
   const offSigint = onInterrupt(onSigint);
+  // Under Deno, a signal that comes before the event loop has turned once since the
+  // listener was added takes its default action (the process dies, with no hints and no
+  // handover). Turn it here, before anything is started: a Ctrl-C then either ends the
+  // command while nothing exists yet, or is handled.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   let task: Task;
   try {
     task = await withService(
