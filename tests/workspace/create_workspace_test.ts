@@ -344,16 +344,22 @@ Deno.test("createWorkspace() copies a repository whose path holds a newline and 
   write(join(repo, "README.md"), "# readme\n");
   commitAll(repo, sb.env);
   write(join(repo, "README.md"), "# readme\nuncommitted\n");
-  const ws = asGit(await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }));
-  assert.equal(
-    git(ws.worktree, sb.env, "log", "--format=%H").trim(),
-    git(repo, sb.env, "rev-parse", "HEAD").trim(),
-  );
+  await assertCopies(sb, repo);
+});
+
+/**
+ * A copy of the repository at `dir`, whose history reads as the caller's (as an agent's
+ * `git log` sees it), and whose patch of a new file applies back to the caller.
+ */
+async function assertCopies(sb: Sandbox, dir: string): Promise<void> {
+  const ws = asGit(await createWorkspace({ home: sb.home, cwd: dir, env: sb.env }));
+  const log = (at: string) => git(at, sb.env, "log", "--format=%H").trim();
+  assert.equal(log(ws.worktree), log(dir));
   const baseline = await markBaseline(ws);
   write(join(ws.worktree, "new.txt"), "new\n");
   const changes = await workspaceChanges(ws, baseline);
-  assertRoundTrip(sb, repo, ws.worktree, changes.bytes);
-});
+  assertRoundTrip(sb, dir, ws.worktree, changes.bytes);
+}
 
 Deno.test("createWorkspace() works from a linked worktree and from a shallow clone", async () => {
   using sb = sandbox();
@@ -373,16 +379,8 @@ Deno.test("createWorkspace() works from a linked worktree and from a shallow clo
   const shallow = join(sb.dir, "shallow");
   git(sb.dir, sb.env, "clone", "-q", "--depth", "1", `file://${repo}`, shallow);
   write(join(shallow, "README.md"), "# shallow edit\n");
-  const ws2 = asGit(await createWorkspace({ home: sb.home, cwd: shallow, env: sb.env }));
-  // History in the copy ends where the caller's does, as an agent's `git log` sees it.
-  assert.equal(
-    git(ws2.worktree, sb.env, "log", "--format=%H").trim(),
-    git(shallow, sb.env, "log", "--format=%H").trim(),
-  );
-  const baseline = await markBaseline(ws2);
-  write(join(ws2.worktree, "new.txt"), "new\n");
-  const changes = await workspaceChanges(ws2, baseline);
-  assertRoundTrip(sb, shallow, ws2.worktree, changes.bytes);
+  // History in the copy ends where the caller's does.
+  await assertCopies(sb, shallow);
 });
 
 Deno.test("createWorkspace() ignores repository-redirecting variables in the caller's env", async () => {
