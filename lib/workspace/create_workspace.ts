@@ -168,15 +168,20 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
 
   // The copy is made while the caller's side is read; settled together so a failure
   // never leaves a git process writing into a root being removed.
-  const [, diff, others, { copy }] = await settled([
+  const [refsLeftOut, diff, others, { copy }] = await settled([
     (async () => {
       // What `clone --shared` leaves once its remote is removed, without its transport: a
       // repository of the caller's hash function that reads the caller's objects where they
       // are (its own hold only what git in the copy writes), with the caller's tags and
       // current branch, and no remote, so a `git push` the agent runs cannot reach the
       // caller's repository.
-      // Read while the repository is made.
-      const refs = head ? keptRefs(caller) : Promise.resolve("");
+      // Read while the repository is made. A copy without them still works: say so.
+      const refs = head
+        ? keptRefs(caller).catch((err: unknown) => {
+          signal?.throwIfAborted();
+          return toObservalError(err);
+        })
+        : Promise.resolve("");
       refs.catch(() => {}); // awaited below, once the repository exists
       const id = await from;
       await runGit(
@@ -198,7 +203,9 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
       mkdirSync(objects, { recursive: true });
       writeFileSync(join(objects, "alternates"), `${alternatesLine(`${commonDir}/objects`)}\n`);
       const packed = await refs;
-      if (packed) writeFileSync(join(worktree, ".git", "packed-refs"), packed);
+      if (typeof packed === "string" && packed) {
+        writeFileSync(join(worktree, ".git", "packed-refs"), packed);
+      }
       copyInfoFiles(commonDir, worktree);
       const { copy } = await planned;
       if (head) {
@@ -207,6 +214,7 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
           signal,
         });
       }
+      return packed instanceof ObservalError ? packed.message : undefined;
     })(),
     // The caller's uncommitted work as a patch in a fixed format, whatever the user's diff
     // settings; plumbing, so nothing is refreshed or written. Submodules stay as committed.
@@ -226,6 +234,12 @@ async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
   const git = copy.git;
 
   const notes: string[] = [];
+  if (refsLeftOut) {
+    notes.push(
+      `The caller's tags and branch could not be read, so the copy has none ` +
+        `(${refsLeftOut.slice(0, 200)}); the agent's git history and files are as the caller's`,
+    );
+  }
 
   let overlaid = false;
   let why = "";

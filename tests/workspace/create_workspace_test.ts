@@ -335,6 +335,29 @@ Deno.test("createWorkspace() with a submodule leaves it uncloned and patches els
   assertRoundTrip(sb, repo, ws.worktree, changes.bytes);
 });
 
+Deno.test("createWorkspace() makes the copy without refs, and says so, when the caller's refs cannot be read", async () => {
+  using sb = sandbox();
+  const repo = basicRepo(sb);
+  git(repo, sb.env, "tag", "v1.0");
+  // A git that fails to list refs (a repository with more refs than a git call may print).
+  const real = git(sb.dir, sb.env, "--exec-path").trim() + "/git";
+  const bin = join(sb.dir, "failing-bin");
+  write(
+    join(bin, "git"),
+    `#!/bin/sh\nfor a; do [ "$a" = for-each-ref ] && { echo "fatal: too many refs" >&2; exit 128; }; done\nexec '${real}' "$@"\n`,
+    0o755,
+  );
+  const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH}` };
+  const ws = asGit(await createWorkspace({ home: sb.home, cwd: repo, env }));
+  assert.equal(git(ws.worktree, sb.env, "for-each-ref").trim(), "");
+  assert.equal(ws.head, git(repo, sb.env, "rev-parse", "HEAD").trim());
+  assert.ok(
+    ws.notes.some((n) => /tags and branch could not be read.*too many refs/.test(n)),
+    ws.notes.join("\n"),
+  );
+  assertRoundTrip(sb, repo, ws.worktree, new Uint8Array());
+});
+
 Deno.test("createWorkspace() copies a repository whose path holds a newline and a quote", async () => {
   using sb = sandbox();
   // The copy names the caller's object folder in a file of lines: such a path is quoted.
