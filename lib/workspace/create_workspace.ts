@@ -1,7 +1,7 @@
 /**
  * Making the throwaway copy an agent works in: a repository that shares the caller's
- * objects, checked out at the caller's HEAD, with the caller's uncommitted and untracked work laid on top.
- * Nothing in the caller's repository is written.
+ * objects, checked out at the caller's HEAD, with the caller's uncommitted and untracked
+ * work laid on top. Nothing in the caller's repository is written.
  * @module
  */
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
@@ -127,7 +127,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   }
 }
 
-interface CloneInput {
+interface CopyInput {
   root: string;
   scratch: string;
   repo: CallerRepository;
@@ -136,7 +136,7 @@ interface CloneInput {
   options: CreateWorkspaceOptions;
 }
 
-async function copyWorkspace(input: CloneInput): Promise<GitWorkspace> {
+async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
   const { root, scratch, settings, options } = input;
   const { top, commonDir } = input.repo;
   const head = input.repo.head?.commit;
