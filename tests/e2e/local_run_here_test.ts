@@ -13,20 +13,13 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
-import { type LocalPlayground, localPlayground, waitFor } from "../support/local_delegation.ts";
+import {
+  countingClaude,
+  type LocalPlayground,
+  localPlayground,
+  waitFor,
+} from "../support/local_delegation.ts";
 import { MAIN, spawnCli } from "../support/process.ts";
-
-/**
- * A stand-in for `claude -p`: notes its pid in $STARTS (one line per start), waits for
- * the $GATE file, then edits the copy and answers.
- */
-const GATED_CLAUDE = `#!/bin/sh
-echo $$ >> "$STARTS"
-cat > /dev/null
-while [ ! -e "$GATE" ]; do sleep 0.05; done
-printf 'four\\n' >> edit.txt
-printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
-`;
 
 interface Setup extends LocalPlayground {
   gate: string;
@@ -46,7 +39,7 @@ interface Setup extends LocalPlayground {
 /** The playground, without a sandbox unless asked (the home stays writable inside one). */
 async function setup(sandbox: "on" | "off" = "off"): Promise<Setup> {
   const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: sandbox } });
-  pg.program("claude", GATED_CLAUDE);
+  pg.program("claude", countingClaude({ gated: true }));
   const gate = join(pg.home, "gate");
   const starts = join(pg.home, "starts");
   const env = { ...pg.env, GATE: gate, STARTS: starts };

@@ -16,91 +16,76 @@ import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { runLocal } from "../../lib/runner/local/mod.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
-import { localPlayground } from "../support/local_delegation.ts";
+import { countingClaude, localPlayground } from "../support/local_delegation.ts";
 
-const COUNTED_CLAUDE = `#!/bin/sh
-echo $$ >> "$STARTS"
-cat > /dev/null
-printf 'four\\n' >> edit.txt
-printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
-`;
-
-Deno.test("runLocal() told to let go before its child starts leaves nothing behind, and the next run does the task once", async () => {
+/** The playground with a counting stand-in, a task store and a service that starts no worker. */
+async function setup(gated: boolean, launched: string[] = []) {
   const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
-  pg.program("claude", COUNTED_CLAUDE);
+  pg.program("claude", countingClaude({ gated }));
   const starts = join(pg.root, "starts");
-  const ctx = createContext({ env: { ...pg.env, STARTS: starts }, cwd: pg.repo });
+  const gate = join(pg.root, "gate");
+  const ctx = createContext({ env: { ...pg.env, STARTS: starts, GATE: gate }, cwd: pg.repo });
   const store = openTaskStore({ home: pg.home, clock: ctx.clock });
   let client: RegistryClient | undefined;
   const registry = () => (client ??= openRegistryClient(ctx));
-  const launched: string[] = [];
-  const service = new DelegationService({
-    ctx,
+  // No worker: the test runs the task itself.
+  const launch = (id: string) => (launched.push(id), 0);
+  const service = new DelegationService({ ctx, store, registry, launch });
+  return {
+    pg,
+    starts,
     store,
-    registry,
-    // No worker: the test runs the task itself.
-    launch: (id) => (launched.push(id), 0),
-  });
-  const workspaces = () => {
-    const ws = join(pg.home, "delegations", "ws");
-    return existsSync(ws) ? readdirSync(ws) : [];
+    deps: { ctx, store, registry },
+    start: () =>
+      service.start(pg.identifier, "Edit it", {
+        caller: service.caller(),
+        harness: "claude-code",
+        waitSeconds: 0,
+      }),
+    workspaces() {
+      const ws = join(pg.home, "delegations", "ws");
+      return existsSync(ws) ? readdirSync(ws) : [];
+    },
+    async close() {
+      client?.close();
+      store.close();
+      await pg.close();
+    },
   };
+}
+
+Deno.test("runLocal() told to let go before its child starts leaves nothing behind, and the next run does the task once", async () => {
+  const launched: string[] = [];
+  const s = await setup(false, launched);
+  const { deps, store, starts } = s;
   try {
-    const task = await service.start(pg.identifier, "Edit it", {
-      caller: service.caller(),
-      harness: "claude-code",
-      waitSeconds: 0,
-    });
+    const task = await s.start();
     assert.deepEqual(launched, [task.id]);
-    const deps = { ctx, store, registry };
     const handover = new AbortController();
     handover.abort();
     const left = await runLocal(deps, store.require(task.id), { handover: handover.signal });
     assert.ok(!isFinal(left.status.state), left.status.state);
     assert.ok(!existsSync(starts), "no child was started");
-    assert.deepEqual(workspaces(), [], "no copy is left");
+    assert.deepEqual(s.workspaces(), [], "no copy is left");
 
     const done = await runLocal(deps, store.require(task.id));
     assert.equal(done.status.state, "TASK_STATE_COMPLETED", JSON.stringify(done.status));
     assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 1, "one child");
     assert.match(readFileSync(join(store.taskDir(task.id), "changes.patch"), "utf8"), /^\+four$/m);
-    assert.deepEqual(workspaces(), []);
+    assert.deepEqual(s.workspaces(), []);
   } finally {
-    client?.close();
-    store.close();
-    await pg.close();
+    await s.close();
   }
 });
 
-/** Like COUNTED_CLAUDE, but it waits for $GATE before it edits and answers. */
-const GATED_CLAUDE = `#!/bin/sh
-echo $$ >> "$STARTS"
-cat > /dev/null
-while [ ! -e "$GATE" ]; do sleep 0.05; done
-printf 'four\\n' >> edit.txt
-printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
-`;
-
 Deno.test("a handover record the child rewrote is refused: its child is stopped, nothing named in it is read or signalled", async () => {
-  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
-  pg.program("claude", GATED_CLAUDE);
-  const starts = join(pg.root, "starts");
-  const gate = join(pg.root, "gate");
-  const secret = join(pg.root, "secret.txt");
+  const s = await setup(true);
+  const { deps, store } = s;
+  const secret = join(s.pg.root, "secret.txt");
   writeFileSync(secret, "do not read me\n");
-  const ctx = createContext({ env: { ...pg.env, STARTS: starts, GATE: gate }, cwd: pg.repo });
-  const store = openTaskStore({ home: pg.home, clock: ctx.clock });
-  let client: RegistryClient | undefined;
-  const registry = () => (client ??= openRegistryClient(ctx));
-  const service = new DelegationService({ ctx, store, registry, launch: () => 0 });
   const bystander = new Deno.Command("sleep", { args: ["30"] }).spawn();
   try {
-    const task = await service.start(pg.identifier, "Edit it", {
-      caller: service.caller(),
-      harness: "claude-code",
-      waitSeconds: 0,
-    });
-    const deps = { ctx, store, registry };
+    const task = await s.start();
     const handover = new AbortController();
     const running = runLocal(deps, store.require(task.id), { handover: handover.signal });
     for (let i = 0; i < 300 && !store.require(task.id).metadata.observal.childStartTime; i++) {
@@ -125,13 +110,10 @@ Deno.test("a handover record the child rewrote is refused: its child is stopped,
     assert.ok(pidExists(bystander.pid), "the process named in the record is left alone");
     for (let i = 0; i < 100 && pidExists(child); i++) await new Promise((r) => setTimeout(r, 20));
     assert.ok(!pidExists(child), "the task's own child is stopped");
-    const ws = join(pg.home, "delegations", "ws");
-    assert.deepEqual(existsSync(ws) ? readdirSync(ws) : [], [], "the copy is removed");
+    assert.deepEqual(s.workspaces(), [], "the copy is removed");
   } finally {
     bystander.kill("SIGKILL");
     await bystander.status;
-    client?.close();
-    store.close();
-    await pg.close();
+    await s.close();
   }
 });

@@ -214,3 +214,17 @@ export async function waitFor(
 export function killIfAlive(pid: number | undefined): void {
   if (pid !== undefined && pidExists(pid)) signalGroup(pid, "SIGKILL");
 }
+
+/**
+ * A stand-in for `claude -p` that notes its pid in $STARTS (one line per start, so a second
+ * child shows), edits the copy (`four` appended to edit.txt) and answers; `gated`, it waits
+ * for the $GATE file first.
+ */
+export function countingClaude(options: { gated: boolean }): string {
+  return `#!/bin/sh
+echo $$ >> "$STARTS"
+cat > /dev/null
+${options.gated ? 'while [ ! -e "$GATE" ]; do sleep 0.05; done\n' : ""}printf 'four\\n' >> edit.txt
+printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
+`;
+}
