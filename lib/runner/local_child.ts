@@ -6,10 +6,10 @@
  * @module
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { type Artifact, textArtifact } from "../a2a/mod.ts";
 import { homeFault, ObservalError } from "../core/mod.ts";
-import { pathExists } from "../core/system/mod.ts";
+import { isWithin, pathExists } from "../core/system/mod.ts";
 import {
   getHarness,
   type HarnessKey,
@@ -242,8 +242,9 @@ function checkHandedOver(
   taskDir: string,
 ): void {
   const { run, child } = left;
+  // Handovers happen on POSIX systems only (see spawnChild), where isWithin applies.
   const inside = (path: unknown, dir: string | undefined) =>
-    typeof path === "string" && dir !== undefined && resolve(path).startsWith(`${dir}${sep}`);
+    typeof path === "string" && dir !== undefined && isWithin(resolve(path), dir);
   const logs = {
     stdout: join(taskDir, logFile("stdout")),
     stderr: join(taskDir, logFile("stderr")),
