@@ -5,7 +5,7 @@
  * process ends every process the child started (also those that called setsid).
  * @module
  */
-import type { SandboxPolicy } from "./sandbox_policy.ts";
+import type { HiddenPath, SandboxPolicy } from "./sandbox_policy.ts";
 
 /** Options for {@linkcode bwrapArgv}. */
 export interface BwrapOptions {
@@ -36,8 +36,9 @@ function tmpFolders(paths: readonly string[]): string[] {
 
 /**
  * `bwrap ... -- argv`. Mount order matters: later mounts cover earlier ones, so the
- * private /tmp comes first, then the folders of the real /tmp the child needs, then writable
- * places, then masks (a secret inside a writable place is still masked).
+ * private /tmp comes first, then the folders of the real /tmp the child needs, then
+ * OBSERVAL_HOME's masks, then writable places, then the credential stores' masks (a secret
+ * inside a writable place is still masked).
  *
  * @example
  * ```ts
@@ -66,18 +67,21 @@ export function bwrapArgv(
   for (const path of tmpFolders([...policy.readable, ...policy.writable])) {
     out.push("--ro-bind", path, path);
   }
+  const mask = (hidden: HiddenPath) =>
+    hidden.kind === "dir"
+      ? out.push("--tmpfs", hidden.path)
+      : out.push("--ro-bind", "/dev/null", hidden.path);
+  // OBSERVAL_HOME holds the copy and the task folder, mounted over its mask.
+  for (const hidden of policy.masked) mask(hidden);
   for (const path of policy.writable) out.push("--bind", path, path);
-  for (const hidden of policy.hidden) {
-    if (hidden.kind === "dir") out.push("--tmpfs", hidden.path);
-    else out.push("--ro-bind", "/dev/null", hidden.path);
-  }
+  for (const hidden of policy.hidden) mask(hidden);
   out.push("--chdir", options.cwd, "--", ...argv);
   return out;
 }
 
 /** The arguments of a probe that runs `true` under the same isolation as a real run. */
 export function bwrapProbeArgv(bwrap: string, root: boolean, truePath: string): string[] {
-  return bwrapArgv({ writable: [], readable: [], hidden: [] }, [truePath], {
+  return bwrapArgv({ masked: [], writable: [], readable: [], hidden: [] }, [truePath], {
     bwrap,
     cwd: "/",
     root,

@@ -6,6 +6,7 @@
  */
 import type { Task } from "../a2a/tasks/mod.ts";
 import type { Env } from "../core/mod.ts";
+import { AGENTS_SOCKET_ENV } from "../workspace/roots/mod.ts";
 import { DEFAULT_MAX_DEPTH } from "./limits.ts";
 
 /** Variables that describe the caller and must not leak into the child as its own. */
@@ -13,6 +14,7 @@ const CALLER_ONLY = new Set([
   "OBSERVAL_AGENT_ID",
   "OBSERVAL_AGENT_VERSION",
   "OBSERVAL_SESSION_ID",
+  AGENTS_SOCKET_ENV,
 ]);
 
 /**
@@ -52,8 +54,14 @@ export function passesToChild(name: string): boolean {
  * @param env the worker's environment (the caller's, as the CLI or MCP server had it)
  * @param task the task being run (kind "agent", with harness and agentId set)
  * @param cwd the folder the child starts in (its copy); `PWD` names it
+ * @param agentsSocket the broker's socket, where the child's observal-agents server relays
  */
-export function childEnv(env: Env, task: Task, cwd: string): Record<string, string> {
+export function childEnv(
+  env: Env,
+  task: Task,
+  cwd: string,
+  agentsSocket?: string,
+): Record<string, string> {
   const meta = task.metadata.observal;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
@@ -71,5 +79,6 @@ export function childEnv(env: Env, task: Task, cwd: string): Record<string, stri
   if (meta.harness) out.OBSERVAL_HARNESS = meta.harness;
   if (meta.agentId) out.OBSERVAL_AGENT_ID = meta.agentId;
   if (meta.version) out.OBSERVAL_AGENT_VERSION = meta.version;
+  if (agentsSocket) out[AGENTS_SOCKET_ENV] = agentsSocket;
   return out;
 }

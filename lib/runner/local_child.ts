@@ -33,6 +33,7 @@ import {
   type Workspace,
   workspaceChanges,
 } from "../workspace/mod.ts";
+import { childBroker } from "./agents_broker.ts";
 import { errorText, type LocalRunDeps, observal, type Outcome } from "./_local_ops.ts";
 import { logFile } from "./worker_process.ts";
 
@@ -224,7 +225,14 @@ export async function adoptedOutcome(
   }
   checkHandedOver(left, deps.store.require(id).metadata.observal, dir);
   const child = adoptChild(left.child, deps.ctx.clock);
-  const outcome = await childOutcome(deps, id, left.run, child);
+  // The run that handed the child over took its broker along: listen again here.
+  const broker = await childBroker(deps.ctx, deps.store.require(id), left.run.ws, dir);
+  let outcome;
+  try {
+    outcome = await childOutcome(deps, id, left.run, child);
+  } finally {
+    broker?.close();
+  }
   rmSync(file, { force: true });
   return { outcome: outcome as Outcome, ws: left.run.ws };
 }

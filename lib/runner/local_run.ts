@@ -13,6 +13,8 @@ import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   forksSession,
   getHarness,
+  type HarnessKey,
+  type HeadlessPlan,
   normalizeHarness,
   planHeadlessRun,
   type ResumableSession,
@@ -23,13 +25,16 @@ import { hostPid } from "../core/system/mod.ts";
 import { sandboxedCommand } from "./sandboxed_command.ts";
 import type { EntryDocument } from "../registry/mod.ts";
 import {
+  type Baseline,
   createWorkspace,
   markBaseline,
   removeWorkspace,
   type Workspace,
 } from "../workspace/mod.ts";
+import { agentsSocketPath } from "../workspace/roots/mod.ts";
+import { childBroker } from "./agents_broker.ts";
 import { childEnv } from "./child_env.ts";
-import { installAgent } from "./install_agent.ts";
+import { installAgent, type InstalledAgent } from "./install_agent.ts";
 import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
@@ -151,7 +156,42 @@ async function execute(
   );
   const dir = store.taskDir(id, { create: true });
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
-  const env = childEnv(ctx.env, store.require(id), ws.path);
+  const env = childEnv(ctx.env, store.require(id), ws.path, agentsSocketPath(dir));
+  const broker = await childBroker(ctx, store.require(id), ws, dir);
+  try {
+    return await startChild(
+      deps,
+      id,
+      { plan, env, ws, dir, logs, agent, harness, baseline },
+      handover,
+    );
+  } finally {
+    broker?.close();
+  }
+}
+
+/** What {@linkcode startChild} starts. */
+interface ChildStart {
+  plan: HeadlessPlan;
+  env: Record<string, string>;
+  ws: Workspace;
+  dir: string;
+  logs: { stdout: string; stderr: string };
+  agent: InstalledAgent;
+  harness: HarnessKey;
+  baseline: Baseline;
+}
+
+/** Starts the child in its sandbox and watches it to the run's outcome. */
+async function startChild(
+  deps: LocalRunDeps,
+  id: string,
+  start: ChildStart,
+  handover?: AbortSignal,
+): Promise<Outcome | "handed over"> {
+  const { ctx, store } = deps;
+  const { plan, env, ws, dir, logs, agent, harness } = start;
+  const meta = store.require(id).metadata.observal;
   let child;
   let startedAt: number;
   try {
@@ -159,7 +199,6 @@ async function execute(
       kind: meta.sandbox ?? "none",
       argv: plan.argv,
       env,
-      observalHome: ctx.home,
       workspaceRoot: ws.root,
       cwd: ws.path,
       scratch: ws.scratch,
@@ -183,7 +222,7 @@ async function execute(
   } catch (err) {
     return {
       state: "TASK_STATE_FAILED",
-      text: `${facts.display_name} could not be started: ${errorText(err)}.`,
+      text: `${getHarness(harness).display_name} could not be started: ${errorText(err)}.`,
     };
   }
   return await childOutcome(
@@ -194,7 +233,7 @@ async function execute(
       plan,
       logs,
       ws,
-      baseline,
+      baseline: start.baseline,
       taskDir: dir,
       timeoutSeconds: meta.timeoutSeconds ?? LOCAL_TIMEOUT_SECONDS,
       startedAt,

@@ -2,7 +2,7 @@
  * What a sandboxed harness child may write and see, as real paths, independent of the tool
  * that enforces it (bubblewrap on Linux, Seatbelt on macOS). Everything is read-only but
  * the child's copy, its task folder, a private temp folder and the harness's own state;
- * the usual credential stores are hidden.
+ * the usual credential stores and what observal keeps in OBSERVAL_HOME are hidden.
  * @module
  */
 import {
@@ -10,6 +10,7 @@ import {
   join,
   lstatPath,
   makeDir,
+  nodeFs,
   realPath,
   realPathOrLexical,
 } from "../core/system/mod.ts";
@@ -46,8 +47,6 @@ export const SECRET_PATHS: readonly string[] = [
 export interface SandboxPolicyInput {
   /** The child's environment: `HOME` and the variables state paths name. */
   env: Env;
-  /** `OBSERVAL_HOME`: the child's observal-agents server keeps its tasks and registry there. */
-  observalHome: string;
   /** The workspace root (the copy and its scratch folder). */
   workspaceRoot: string;
   /** The task's folder (logs, the patch). */
@@ -79,10 +78,30 @@ export interface SandboxMounts {
   hidden: HiddenPath[];
 }
 
+/**
+ * What observal keeps in OBSERVAL_HOME, relative to it: the task store and every task's
+ * folder and copy, the config (a registry key), the embedded registry, the lock files.
+ */
+export const OBSERVAL_STATE: readonly string[] = [
+  "delegations",
+  "config.json",
+  "registry.db",
+  "registry.db-wal",
+  "registry.db-shm",
+  "lockfile.json",
+  "capability_lock.jsonl",
+  "sandbox-probe.json",
+];
+
 /** The sandbox's rules, every path real (links resolved), none nested in a duplicate. */
 export interface SandboxPolicy {
   /** The home folder, real. */
   home?: string;
+  /**
+   * OBSERVAL_HOME, or what observal keeps in it: masked before the writable places are
+   * mounted, since the child's copy and task folder lie inside.
+   */
+  masked: HiddenPath[];
   /** Writable, in the order they must be mounted (a folder before anything inside it). */
   writable: string[];
   /** Read-only, re-exposed under the private temp folder where needed. */
@@ -177,22 +196,17 @@ export function hiddenSecrets(home: string, writable: readonly string[]): Hidden
  */
 export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const home = input.env.HOME ? realPathOrLexical(input.env.HOME) : undefined;
-  // The task folder lives in OBSERVAL_HOME, which is mounted whole by its real path.
-  const taskDir = isWithin(input.taskDir, input.observalHome)
-    ? []
-    : [realPathOrLexical(input.taskDir)];
   const writable = outermost([
-    input.mounts.observalHome,
     realPathOrLexical(input.workspaceRoot),
-    ...taskDir,
+    realPathOrLexical(input.taskDir),
     ...input.mounts.state,
   ]);
-  const readable = outermost([
-    ...(home ? [home] : []),
-    ...(input.readable ?? []).map(realPathOrLexical),
-  ]).filter((r) => lstatPath(r) && !writable.some((w) => isWithin(r, w)));
+  const reads = (input.readable ?? []).map(realPathOrLexical);
+  const readable = outermost([...(home ? [home] : []), ...reads])
+    .filter((r) => lstatPath(r) && !writable.some((w) => isWithin(r, w)));
   return {
     home,
+    masked: observalMasks(input.mounts.observalHome, [...reads, ...input.mounts.state]),
     writable,
     readable,
     hidden: input.mounts.hidden.filter((h) => !writable.some((w) => isWithin(w, h.path))),
@@ -200,9 +214,40 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
 }
 
 /**
+ * How OBSERVAL_HOME is kept from the child: shown empty, or, when something the child
+ * needs lies inside it (the parent's copy, whose objects a nested task's copy borrows; a
+ * home or a program kept there), observal's own entries masked around it. The child
+ * delegates through the broker outside (agents_broker.ts), so nothing there is its
+ * business: other tasks' copies and results, the registry, the config's key.
+ */
+function observalMasks(observalHome: string, needed: readonly string[]): HiddenPath[] {
+  if (!lstatPath(observalHome)) return [];
+  // A folder that holds OBSERVAL_HOME (a repository at the home) needs none of it.
+  const inside = needed.filter((n) => isWithin(n, observalHome) && n !== observalHome);
+  if (!inside.length && !needed.includes(observalHome)) {
+    return [{ path: observalHome, kind: "dir" }];
+  }
+  // Only observal's own entries: whatever else the folder holds is the user's.
+  return OBSERVAL_STATE.flatMap((name) => masksAround(join(observalHome, name), inside, 0));
+}
+
+/** `path` masked, or, when it holds a needed path, each entry of it that holds none. */
+function masksAround(path: string, needed: readonly string[], depth: number): HiddenPath[] {
+  const st = lstatPath(path);
+  if (!st || needed.some((n) => isWithin(path, n))) return [];
+  const kind = st.isDirectory ? "dir" as const : "file" as const;
+  if (!needed.some((n) => isWithin(n, path)) || kind === "file") return [{ path, kind }];
+  // delegations/ws/<root> is as deep as a needed path lies.
+  if (depth >= 3) return [];
+  return nodeFs().readdirSync(path).flatMap((name) =>
+    masksAround(join(path, name), needed, depth + 1)
+  );
+}
+
+/**
  * The home's part of the policy ({@linkcode SandboxMounts}): the harness's state folders
  * (made when missing) and files, and the credential stores present, less those that hold
- * or lie inside the harness's state or `OBSERVAL_HOME`.
+ * or lie inside the harness's state.
  */
 export function sandboxMounts(
   env: Env,
@@ -211,10 +256,9 @@ export function sandboxMounts(
 ): SandboxMounts {
   const state = stateMounts(statePaths, env);
   const home = env.HOME ? realPathOrLexical(env.HOME) : undefined;
-  const realHome = realPathOrLexical(observalHome);
   return {
-    observalHome: realHome,
+    observalHome: realPathOrLexical(observalHome),
     state,
-    hidden: home ? hiddenSecrets(home, [...state, realHome]) : [],
+    hidden: home ? hiddenSecrets(home, state) : [],
   };
 }

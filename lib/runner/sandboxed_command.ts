@@ -18,7 +18,6 @@ export interface SandboxedCommandInput {
   argv: readonly string[];
   /** The child's environment (HOME, PATH, the variables state paths name). */
   env: Env;
-  observalHome: string;
   /** The workspace root (copy and scratch) and the folder the child starts in. */
   workspaceRoot: string;
   cwd: string;
@@ -66,7 +65,6 @@ export function sandboxedCommand(input: SandboxedCommandInput): SandboxedCommand
   ].filter((p) => p.startsWith("/"));
   const policy = sandboxPolicy({
     env: input.env,
-    observalHome: input.observalHome,
     workspaceRoot: input.workspaceRoot,
     taskDir: input.taskDir,
     mounts: input.mounts,

@@ -1,12 +1,13 @@
 /**
  * The same sandbox rules on macOS, as a Seatbelt profile for `sandbox-exec`: writes only
- * to what the policy allows (and the terminal devices), credential stores unreadable.
+ * to what the policy allows (and the terminal devices), credential stores and OBSERVAL_HOME
+ * (but the copy and the task folder) unreadable.
  * macOS has no PID namespace, so processes that leave the child's group are ended by the
  * workspace sweep instead. Unverified here: no macOS machine runs the tests; the profile
  * is unit-tested as text.
  * @module
  */
-import type { SandboxPolicy } from "./sandbox_policy.ts";
+import type { HiddenPath, SandboxPolicy } from "./sandbox_policy.ts";
 
 /** The program that applies a profile. */
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -32,26 +33,33 @@ function quote(path: string): string {
  */
 export function seatbeltProfile(policy: SandboxPolicy, tmp: string): string {
   const writable = [...policy.writable, tmp].map((p) => `  (subpath ${quote(p)})`);
+  // Later rules win: OBSERVAL_HOME's masks come before the writable places inside it.
   const lines = [
     "(version 1)",
     "(allow default)",
     "(deny file-write*)",
-    "(allow file-write*",
+    ...denied(policy.masked),
+    "(allow file-read* file-write*",
     ...writable,
     '  (literal "/dev/null")',
     '  (literal "/dev/zero")',
     '  (literal "/dev/dtracehelper")',
     '  (regex #"^/dev/tty")',
     '  (regex #"^/dev/fd/"))',
+    ...denied(policy.hidden),
   ];
-  if (policy.hidden.length) {
-    lines.push("(deny file-read* file-write*");
-    for (const h of policy.hidden) {
-      lines.push(`  (${h.kind === "dir" ? "subpath" : "literal"} ${quote(h.path)})`);
-    }
-    lines[lines.length - 1] += ")";
-  }
   return `${lines.join("\n")}\n`;
+}
+
+/** A rule that denies reading and writing `paths` (none when there are none). */
+function denied(paths: readonly HiddenPath[]): string[] {
+  if (!paths.length) return [];
+  const lines = ["(deny file-read* file-write*"];
+  for (const h of paths) {
+    lines.push(`  (${h.kind === "dir" ? "subpath" : "literal"} ${quote(h.path)})`);
+  }
+  lines[lines.length - 1] += ")";
+  return lines;
 }
 
 /** `sandbox-exec -p PROFILE -- argv`. */

@@ -3,8 +3,22 @@
  * the fence a worker process is started in, for a remote task and for a local one.
  * @module
  */
-import { dirname, hostPlatform, join, nodeFs, resolve } from "../core/system/mod.ts";
-import { type Context, type SelfPermissions, serverTarget } from "../core/mod.ts";
+import {
+  dirname,
+  hostPlatform,
+  join,
+  nodeFs,
+  realPathOrLexical,
+  resolve,
+} from "../core/system/mod.ts";
+import { agentsSocketPath } from "../workspace/roots/mod.ts";
+import {
+  type Context,
+  selfLauncher,
+  type SelfPermissions,
+  serverTarget,
+  VERSION,
+} from "../core/mod.ts";
 import type { SandboxChoice } from "./sandbox.ts";
 import type { SandboxMounts } from "./sandbox_policy.ts";
 
@@ -62,8 +76,9 @@ export function remotePermissions(
  * database files; the workspaces folder (`<home>/delegations/ws`, as lib/workspace's
  * `workspacesDir`: the copy is made there under a name chosen at run time); read the
  * caller's repository (to copy its uncommitted files), the harness binary and the harness
- * config the run checks (Pi's trust); run git and the shell the harness runs under (the
- * harness itself on Windows); and reach the
+ * config the run checks (Pi's trust); run git, the shell the harness runs under (the
+ * harness itself on Windows) and observal itself (the child's observal-agents servers); and
+ * reach the
  * registry. The harness child itself is not fenced by this: it has the user's own access.
  *
  * @param ctx the caller's context (home, cwd, env)
@@ -105,6 +120,12 @@ export function localPermissions(
   // find(1) lists the processes still working in the copy when nothing else ends them.
   if (platform === "linux") run.push("cat", "readlink", "find");
   if (platform === "darwin") run.push("ps", "lsof");
+  // The child's observal-agents servers run outside its sandbox, started from here
+  // (agents_broker.ts): this same observal.
+  run.push(selfLauncher("self", { version: VERSION, home: ctx.home })[0]);
+  // They connect through its socket in the task folder (Deno names a socket exactly).
+  const socket = fence && agentsSocketPath(fence.taskDir);
+  const sockets = socket ? [socket, realPathOrLexical(socket)].map((p) => `unix:${p}`) : [];
   const write = [...files.write, workspaces];
   if (harness.sessionDir) write.push(harness.sessionDir);
   const sandbox = harness.sandbox;
@@ -113,7 +134,12 @@ export function localPermissions(
     run.push(sandbox.tool);
     read.push(sandbox.tool);
   }
-  return { read: [...new Set(read)], write: [...new Set(write)], net, run };
+  return {
+    read: [...new Set(read)],
+    write: [...new Set(write)],
+    net: [...net, ...new Set(sockets)],
+    run,
+  };
 }
 
 /**

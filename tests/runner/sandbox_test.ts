@@ -9,6 +9,7 @@ import {
   expandStatePath,
   sandboxMode,
   sandboxMounts,
+  type SandboxPolicy,
   sandboxPolicy,
   seatbeltProfile,
 } from "../../lib/runner/sandbox/mod.ts";
@@ -65,19 +66,78 @@ Deno.test("sandboxMounts() makes state folders, masks credential stores present,
   }
 });
 
-Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown again, writable places, masks last", () => {
-  const policy = sandboxPolicy({
-    env: { HOME: "/tmp/t1/home" },
-    observalHome: "/tmp/t1/home/.observal",
-    workspaceRoot: "/tmp/t1/home/.observal/delegations/ws/w1",
-    taskDir: "/tmp/t1/home/.observal/delegations/t1",
-    mounts: {
-      observalHome: "/tmp/t1/home/.observal",
-      state: ["/tmp/t1/home/.codex"],
-      hidden: [{ path: "/tmp/t1/home/.ssh", kind: "dir" }],
-    },
-    readable: [],
-  });
+Deno.test("sandboxPolicy(): OBSERVAL_HOME is hidden but for the copy and task folder; what a child needs there stays visible", () => {
+  const h = tempHome();
+  try {
+    const home = join(h.root, "home");
+    const observal = join(home, ".observal");
+    const put = (rel: string, dir = false) => {
+      const path = join(observal, rel);
+      if (dir) mkdirSync(path, { recursive: true });
+      else writeFileSync(path, "x");
+      return path;
+    };
+    const parentCopy = put("delegations/ws/observal-delegate-parent", true);
+    const other = put("delegations/ws/observal-delegate-other", true);
+    const ours = put("delegations/ws/observal-delegate-ours", true);
+    const tasks = put("delegations/t1", true);
+    put("delegations/t2", true);
+    const config = put("config.json");
+    const registry = put("registry.db");
+    const input = {
+      env: { HOME: home },
+      workspaceRoot: ours,
+      taskDir: tasks,
+      mounts: { observalHome: observal, state: [], hidden: [] },
+    };
+    // The caller's repository may hold OBSERVAL_HOME (a repository at the home).
+    const plain = sandboxPolicy({ ...input, readable: [join(h.root, "repo"), home] });
+    assert.deepEqual(plain.masked, [{ path: observal, kind: "dir" }]);
+    assert.deepEqual(plain.writable.sort(), [ours, tasks].sort());
+
+    // A nested task's copy borrows its parent's objects: that copy stays readable, the
+    // rest of observal's state does not.
+    const nested = sandboxPolicy({ ...input, readable: [parentCopy] });
+    assert.deepEqual(
+      nested.masked.map((m) => `${m.kind} ${m.path}`).sort(),
+      [
+        `file ${config}`,
+        `file ${registry}`,
+        `dir ${join(observal, "delegations", "t1")}`,
+        `dir ${join(observal, "delegations", "t2")}`,
+        `dir ${other}`,
+        `dir ${ours}`,
+      ].sort(),
+    );
+    assert.ok(nested.readable.includes(home));
+
+    // OBSERVAL_HOME as the home itself: only observal's own entries are masked.
+    writeFileSync(join(observal, ".gitconfig"), "[user]\n");
+    const asHome = sandboxPolicy({
+      ...input,
+      env: { HOME: observal },
+      readable: [observal],
+    });
+    assert.ok(asHome.masked.some((m) => m.path === config));
+    assert.ok(!asHome.masked.some((m) => m.path === join(observal, ".gitconfig")));
+    assert.ok(!asHome.masked.some((m) => m.path === observal));
+  } finally {
+    h.done();
+  }
+});
+
+Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown again, OBSERVAL_HOME masked, writable places, masks last", () => {
+  const policy: SandboxPolicy = {
+    home: "/tmp/t1/home",
+    masked: [{ path: "/tmp/t1/home/.observal", kind: "dir" }],
+    writable: [
+      "/tmp/t1/home/.codex",
+      "/tmp/t1/home/.observal/delegations/t1",
+      "/tmp/t1/home/.observal/delegations/ws/w1",
+    ],
+    readable: ["/tmp/t1/home"],
+    hidden: [{ path: "/tmp/t1/home/.ssh", kind: "dir" }],
+  };
   const argv = bwrapArgv(policy, ["codex", "exec"], {
     bwrap: "/usr/bin/bwrap",
     cwd: "/w",
@@ -87,19 +147,20 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
   assert.ok(at("--unshare-pid") > 0 && at("--die-with-parent") > 0);
   assert.equal(at("--unshare-user"), -1, "a user needs no extra user namespace");
   assert.ok(at("--ro-bind", "/", "/") < at("--tmpfs", "/tmp"));
-  // Writes may go to OBSERVAL_HOME (holding the copy and the task) and the state; nothing else.
+  // Writes go to the copy, the task folder and the state; nothing else.
   const binds = argv.flatMap((a, i) => (a === "--bind" ? [argv[i + 1]] : []));
-  assert.deepEqual(
-    binds,
-    ["/tmp/t1/home/.codex", "/tmp/t1/home/.observal"].sort((a, b) => a.length - b.length),
-  );
+  assert.deepEqual(binds, policy.writable);
   assert.ok(at("--tmpfs", "/tmp") < at("--ro-bind", "/tmp/t1", "/tmp/t1"));
+  // OBSERVAL_HOME is emptied first, then the copy and the task folder mounted inside it.
+  const mask = at("--tmpfs", "/tmp/t1/home/.observal");
+  assert.ok(at("--ro-bind", "/tmp/t1", "/tmp/t1") < mask);
+  for (const w of policy.writable) assert.ok(mask < at("--bind", w, w), w);
   assert.ok(
-    at("--ro-bind", "/tmp/t1", "/tmp/t1") <
-      at("--bind", "/tmp/t1/home/.codex", "/tmp/t1/home/.codex"),
-  );
-  assert.ok(
-    at("--bind", "/tmp/t1/home/.observal", "/tmp/t1/home/.observal") <
+    at(
+      "--bind",
+      "/tmp/t1/home/.observal/delegations/ws/w1",
+      "/tmp/t1/home/.observal/delegations/ws/w1",
+    ) <
       at("--tmpfs", "/tmp/t1/home/.ssh"),
   );
   assert.deepEqual(argv.slice(-5), ["--chdir", "/w", "--", "codex", "exec"]);
@@ -112,17 +173,19 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
 
 Deno.test("seatbeltProfile(): denies writes but to the policy's places, and reads of masked paths", () => {
   const profile = seatbeltProfile({
-    writable: ["/Users/me/.observal", '/Users/a "quoted" path'],
+    masked: [{ path: "/Users/me/.observal", kind: "dir" }],
+    writable: ["/Users/me/.observal/delegations/ws/w1", '/Users/a "quoted" path'],
     readable: [],
     hidden: [{ path: "/Users/me/.ssh", kind: "dir" }, { path: "/Users/me/.netrc", kind: "file" }],
-  }, "/Users/me/.observal/ws/scratch/tmp");
+  }, "/Users/me/.observal/delegations/ws/w1/scratch/tmp");
+  // Later rules win: OBSERVAL_HOME is denied before the copy inside it is allowed again.
   assert.match(
     profile,
-    /^\(version 1\)\n\(allow default\)\n\(deny file-write\*\)\n\(allow file-write\*\n/,
+    /^\(version 1\)\n\(allow default\)\n\(deny file-write\*\)\n\(deny file-read\* file-write\*\n {2}\(subpath "\/Users\/me\/\.observal"\)\)\n\(allow file-read\* file-write\*\n/,
   );
-  assert.match(profile, /\(subpath "\/Users\/me\/\.observal"\)/);
+  assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/delegations\/ws\/w1"\)/);
   assert.match(profile, /\(subpath "\/Users\/a \\"quoted\\" path"\)/);
-  assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/ws\/scratch\/tmp"\)/);
+  assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/delegations\/ws\/w1\/scratch\/tmp"\)/);
   assert.match(
     profile,
     /\(deny file-read\* file-write\*\n {2}\(subpath "\/Users\/me\/\.ssh"\)\n {2}\(literal "\/Users\/me\/\.netrc"\)\)\n$/,

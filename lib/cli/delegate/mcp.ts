@@ -36,11 +36,28 @@ export const mcpCommand: Command = {
       value: "AGENT_ID",
       description: "Registry agent id of the calling agent (default: $OBSERVAL_AGENT_ID)",
     },
+    direct: {
+      type: "boolean",
+      description: "Serve from this process even inside a delegated workspace (the broker " +
+        "outside a child's sandbox starts it so)",
+    },
   },
   details: `Tools: find_agents, delegate, get_task, cancel_task. Stdout carries only MCP messages;
 logs go to stderr. The server stops when the client closes its stdin: calls under way are
-cancelled (a task already started keeps running), and it exits within a second.`,
+cancelled (a task already started keeps running), and it exits within a second.
+
+Inside a delegated workspace (an agent's own run) it only relays to the broker that the
+run keeps outside the agent's sandbox, which serves the tools there.`,
   async run(inv, ctx) {
+    if (inv.flags.direct !== true) {
+      const { agentsSocketFor, relayStdio } = await import("../../mcp/agents_relay.ts");
+      const socket = agentsSocketFor(ctx.env, ctx.cwd, ctx.home);
+      if (socket) {
+        const relayed = await relayStdio(socket, { stderr: ctx.io.stderr });
+        // stdin may still be open (the broker went first): nothing more is read from it.
+        exitNow(relayed ? 0 : 1);
+      }
+    }
     const harness = await callerHarness(ctx, str(inv, "harness") ?? ctx.env.OBSERVAL_HARNESS);
     const agentId = str(inv, "parent-id")?.trim() || undefined;
     // The protocol owns stdout: whatever else this session might print goes to stderr.

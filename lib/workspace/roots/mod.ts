@@ -13,6 +13,9 @@
  */
 export { removeWorkspace } from "../remove_workspace.ts";
 export {
+  AGENTS_SOCKET,
+  AGENTS_SOCKET_ENV,
+  agentsSocketPath,
   listWorkspaceRoots,
   WORKSPACE_PREFIX,
   workspaceRootOf,

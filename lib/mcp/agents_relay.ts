@@ -1,0 +1,95 @@
+/**
+ * The observal-agents server of a delegated child, as its harness starts it inside the
+ * sandbox: a relay of stdio to the broker's socket in its task folder, where the real
+ * server runs outside (lib/runner/agents_broker.ts). The child thus delegates without
+ * write access to the task store, the registry or the config.
+ * @module
+ */
+import type { Readable, Writable } from "node:stream";
+import type { Env, Writer } from "../core/mod.ts";
+import { nodeProcess } from "../core/system/mod.ts";
+import {
+  AGENTS_SOCKET,
+  AGENTS_SOCKET_ENV,
+  agentsSocketPath,
+  workspaceRootOf,
+} from "../workspace/roots/mod.ts";
+
+/**
+ * How long the relay tries to reach the broker: a run here that hands its child over to a
+ * worker leaves no one listening until the worker has started.
+ */
+export const RELAY_CONNECT_MS = 15_000;
+const RETRY_MS = 100;
+
+/**
+ * The broker's socket for a server started in `cwd`: the one the environment names, or
+ * the link to it in the delegated workspace that holds `cwd` (a harness may start its
+ * servers with a filtered environment). Undefined outside a delegated workspace: the server then
+ * serves from its own process.
+ */
+export function agentsSocketFor(env: Env, cwd: string, home: string): string | undefined {
+  const named = env[AGENTS_SOCKET_ENV]?.trim();
+  if (named) return named;
+  const root = workspaceRootOf(cwd, home);
+  // A root too long for a socket has no broker: say so rather than serve from inside.
+  return root ? agentsSocketPath(root) ?? `${root}/${AGENTS_SOCKET}` : undefined;
+}
+
+/** What {@linkcode relayStdio} connects. */
+export interface RelayOptions {
+  /** @default the process's stdin */
+  stdin?: Readable;
+  /** @default the process's stdout */
+  stdout?: Writable;
+  /** Where a broker that cannot be reached is said. */
+  stderr: Writer;
+  /** @default RELAY_CONNECT_MS */
+  connectMs?: number;
+}
+
+/**
+ * Relays stdin to the socket and the socket to stdout until either side ends. Resolves
+ * true once the connection ended, false when the broker could not be reached (said on
+ * `stderr`).
+ */
+export async function relayStdio(path: string, options: RelayOptions): Promise<boolean> {
+  const { connect } = await import("node:net");
+  const stdin = options.stdin ?? nodeProcess().stdin;
+  const stdout = options.stdout ?? nodeProcess().stdout;
+  const until = Date.now() + (options.connectMs ?? RELAY_CONNECT_MS);
+  let socket: import("node:net").Socket;
+  for (;;) {
+    const attempt = connect(path);
+    const failed = await new Promise<Error | undefined>((resolve) => {
+      attempt.once("connect", () => resolve(undefined));
+      attempt.once("error", resolve);
+    });
+    if (!failed) {
+      socket = attempt;
+      break;
+    }
+    attempt.destroy();
+    const code = (failed as { code?: string }).code;
+    const passing = code === "ENOENT" || code === "ECONNREFUSED";
+    if (!passing || Date.now() >= until) {
+      options.stderr.write(
+        `observal-agents: cannot reach the delegation broker at ${path} (${failed.message}); ` +
+          "this agent cannot delegate. The run that started it has ended, or its workspace " +
+          "path is too long for a socket\n",
+      );
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, RETRY_MS));
+  }
+  const { promise, resolve } = Promise.withResolvers<boolean>();
+  socket.once("close", () => resolve(true));
+  socket.on("error", () => socket.destroy());
+  stdin.once("end", () => socket.end());
+  stdin.once("error", () => socket.end());
+  stdin.pipe(socket, { end: false });
+  socket.pipe(stdout);
+  await promise;
+  stdin.unpipe(socket);
+  return true;
+}
