@@ -7,7 +7,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Env, Writer } from "../core/mod.ts";
-import { nodeProcess } from "../core/system/mod.ts";
+import { hostPlatform, nodeProcess } from "../core/system/mod.ts";
 import {
   AGENTS_SOCKET,
   AGENTS_SOCKET_ENV,
@@ -29,6 +29,7 @@ const RETRY_MS = 100;
  * serves from its own process.
  */
 export function agentsSocketFor(env: Env, cwd: string, home: string): string | undefined {
+  if (hostPlatform() === "win32") return undefined;
   const named = env[AGENTS_SOCKET_ENV]?.trim();
   if (named) return named;
   const root = workspaceRootOf(cwd, home);

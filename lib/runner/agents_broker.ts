@@ -15,9 +15,10 @@ import type { ChildProcess } from "node:child_process";
 import type { Server, Socket } from "node:net";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { type Context, selfLauncher, VERSION, type Writer } from "../core/mod.ts";
-import { join, nodeChildProcess, nodeFs, removeFile } from "../core/system/mod.ts";
+import { hostPlatform, join, nodeChildProcess, nodeFs, removeFile } from "../core/system/mod.ts";
 import { agentsSocketPath } from "../workspace/roots/mod.ts";
 import { childEnv } from "./child_env.ts";
+import { logFile } from "./worker_process.ts";
 
 /** Servers one child may have at a time: a harness starts one per session. */
 export const MAX_AGENTS_SERVERS = 4;
@@ -117,6 +118,7 @@ export async function childBroker(
   taskDir: string,
 ): Promise<AgentsBroker | undefined> {
   const socket = agentsSocketPath(taskDir);
+  if (hostPlatform() === "win32") return undefined;
   if (!socket) {
     ctx.io.stderr.write(
       `observal-agents: ${taskDir} is too long a path for a socket; the agent cannot ` +
@@ -138,7 +140,7 @@ export async function childBroker(
         "--direct",
         ...(harness ? ["--harness", harness] : []),
       ],
-      serverLog: join(taskDir, "agents.log"),
+      serverLog: join(taskDir, logFile("agents")),
       log: ctx.io.stderr,
     });
   } catch (err) {

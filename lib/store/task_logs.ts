@@ -7,8 +7,11 @@
 
 /** One log of a task. */
 export interface TaskLogName {
-  /** What wrote it: the worker, or a local task's harness child (its stdout, its stderr). */
-  name: "worker" | "stdout" | "stderr";
+  /**
+   * What wrote it: the worker, a local task's harness child (its stdout, its stderr), or the
+   * observal-agents servers that child delegated through (`agents`).
+   */
+  name: "worker" | "stdout" | "stderr" | "agents";
   /** Its file in the task folder. */
   file: string;
 }
@@ -18,4 +21,5 @@ export const TASK_LOGS: readonly TaskLogName[] = [
   { name: "worker", file: "worker.log" },
   { name: "stdout", file: "stdout.log" },
   { name: "stderr", file: "stderr.log" },
+  { name: "agents", file: "agents.log" },
 ];

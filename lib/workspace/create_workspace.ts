@@ -19,13 +19,15 @@ import {
   runGit,
   text,
 } from "./_git.ts";
+import { agentRepositoryView, assertInsideWorkspace } from "./_agent_caller.ts";
+import { alternatesLine } from "./_alternates.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
 import { type CallerRepository, findRepository } from "./_repository.ts";
 import { copySettings, readCallerConfig } from "./_settings.ts";
 import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
 import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
-import { WORKSPACE_PREFIX, workspacesDir } from "./workspace_roots.ts";
+import { WORKSPACE_PREFIX, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
 
 /** Default cap on the total size of untracked files copied into a workspace. */
 export const MAX_UNTRACKED_BYTES = 50 * 1024 * 1024;
@@ -116,7 +118,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       };
       return ws;
     }
-    return await copyWorkspace({ root, scratch, repo, cwd, settings, options });
+    // A delegated agent delegating from its copy: the copy is its to rewrite.
+    const agentRoot = workspaceRootOf(cwd, home);
+    if (agentRoot) assertInsideWorkspace(repo, agentRoot);
+    return await copyWorkspace({ root, scratch, repo, cwd, settings, options, agent: !!agentRoot });
   } catch (err) {
     try {
       removeWorkspace(root, home);
@@ -134,6 +139,8 @@ interface CopyInput {
   cwd: string;
   settings: Pick<GitSettings, "env" | "timeoutMs">;
   options: CreateWorkspaceOptions;
+  /** The caller is a delegated agent in its copy (see `_agent_caller.ts`). */
+  agent: boolean;
 }
 
 async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
@@ -141,13 +148,13 @@ async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
   const { top, commonDir } = input.repo;
   const head = input.repo.head?.commit;
   const { signal } = options;
-  const caller = (args: string[], okCodes?: number[]) =>
-    runGit(args, { cwd: top, settings, okCodes, signal });
 
   const worktree = join(root, "worktree");
   // The caller's config decides how git in the copy reads and writes files: the checkout
   // waits for it; making the repository and reading the caller's side do not.
-  const planned = readCallerConfig(top, settings, signal).then((config) => {
+  const planned = readCallerConfig(top, settings, signal).then((read) => {
+    // An agent's filter drivers are its own commands: none is run, or reproduced.
+    const config = input.agent ? read.filter((e) => !e.startsWith("filter.")) : read;
     const filters = planFilters(config, top, settings.env);
     const git: GitSettings = {
       ...settings,
@@ -162,6 +169,15 @@ async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
     ["hash-object", "-t", "tree", "--stdin"],
     { cwd: top, settings, input: "", signal },
   ).then(text);
+  // An agent's side is read through a git folder of ours, never with its own config.
+  const view = input.agent
+    ? from.then((id) =>
+      agentRepositoryView(input.repo, join(scratch, "caller.git"), id.length === 64)
+    )
+    : undefined;
+  view?.catch(() => {}); // awaited by each call
+  const caller = async (args: string[], okCodes?: number[]) =>
+    runGit(args, { cwd: top, settings, okCodes, signal, env: await view });
   const workers = String(
     options.checkoutWorkers ?? Math.min(16, Math.max(4, availableParallelism())),
   );
@@ -372,20 +388,6 @@ async function keptRefs(
     }
   }
   return lines.length ? `${lines.join("\n")}\n` : "";
-}
-
-/**
- * A path as a line of `objects/info/alternates`: as it is, or C-quoted when it holds a
- * newline or starts with a quote (git reads a line that starts with `"` quoted). The path
- * joins with `/` as git gives it: git for Windows reads that, and writes it the same way.
- */
-function alternatesLine(path: string): string {
-  if (!/[\n\r]/.test(path) && !path.startsWith('"')) return path;
-  const quoted = path.replace(
-    /[\\"\n\r\t]/g,
-    (c) => ({ "\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]!,
-  );
-  return `"${quoted}"`;
 }
 
 function realDir(cwd: string): string {

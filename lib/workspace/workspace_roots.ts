@@ -44,6 +44,8 @@ export function workspacesDir(home: string): string {
  * ```
  */
 export function agentsSocketPath(dir: string): string | undefined {
+  // Windows has no socket files: its children delegate from inside, unsandboxed as they are.
+  if (hostPlatform() === "win32") return undefined;
   const path = join(dir, AGENTS_SOCKET);
   return new TextEncoder().encode(path).length < MAX_SOCKET_PATH ? path : undefined;
 }

@@ -7,7 +7,7 @@
  * file, so each step is reached on purpose, not by timing.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
@@ -36,12 +36,16 @@ interface Setup extends LocalPlayground {
   workspaces(): string[];
 }
 
-/** The playground, without a sandbox unless asked (the home stays writable inside one). */
+/**
+ * The playground, without a sandbox unless asked. The stand-in notes its starts in Claude
+ * Code's own state folder, the place in its home a sandbox leaves writable.
+ */
 async function setup(sandbox: "on" | "off" = "off"): Promise<Setup> {
   const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: sandbox } });
   pg.program("claude", countingClaude({ gated: true }));
-  const gate = join(pg.home, "gate");
-  const starts = join(pg.home, "starts");
+  const gate = join(pg.root, "gate");
+  mkdirSync(join(pg.root, ".claude"), { recursive: true });
+  const starts = join(pg.root, ".claude", "starts");
   const env = { ...pg.env, GATE: gate, STARTS: starts };
   const runArgs = (...args: string[]) => [
     "delegate",

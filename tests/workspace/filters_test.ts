@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   createWorkspace,
   type GitWorkspace,
   listWorkspaceRoots,
   markBaseline,
+  removeWorkspace,
   workspaceChanges,
 } from "../../lib/workspace/mod.ts";
+import type { ObservalError } from "../../lib/core/mod.ts";
 import {
   assertRoundTrip,
   commitAll,
@@ -174,4 +176,57 @@ Deno.test("markBaseline() refuses a caller's filter whose command now names a fi
     assert.match(err.message, /the filter "rot13" names "tr", which now exists in the copy/);
     return true;
   });
+});
+
+Deno.test("a copy made from a delegated agent's copy runs none of the filters the agent configured, and keeps its edits", async () => {
+  using sb = sandbox();
+  const repo = initRepo(sb);
+  write(join(repo, "a.txt"), "one\n");
+  commitAll(repo, sb.env);
+  const parent = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env });
+  try {
+    assert.equal(parent.kind, "git");
+    // The agent points a filter of its own at every file and edits one: a copy made the
+    // way a person's is would run that command outside any sandbox.
+    const marker = join(sb.dir, "filter-ran");
+    git(parent.path, sb.env, "config", "filter.evil.clean", `touch ${marker}`);
+    git(parent.path, sb.env, "config", "filter.evil.smudge", `touch ${marker}`);
+    write(join(parent.path, ".git", "info", "attributes"), "* filter=evil\n");
+    write(join(parent.path, "a.txt"), "two\n");
+    const nested = await createWorkspace({ home: sb.home, cwd: parent.path, env: sb.env });
+    try {
+      assert.equal(nested.kind, "git");
+      assert.equal(readFileSync(join(nested.path, "a.txt"), "utf8"), "two\n");
+      const baseline = await markBaseline(nested, []);
+      write(join(nested.path, "a.txt"), "three\n");
+      const changes = await workspaceChanges(nested, baseline);
+      assert.match(new TextDecoder().decode(changes.bytes), /-two\n\+three/);
+      assert.equal(existsSync(marker), false, "the agent's filter ran");
+    } finally {
+      removeWorkspace(nested.root, sb.home);
+    }
+  } finally {
+    removeWorkspace(parent.root, sb.home);
+  }
+});
+
+Deno.test("a delegated agent's copy whose git folder lies elsewhere is refused as a caller", async () => {
+  using sb = sandbox();
+  const repo = initRepo(sb);
+  write(join(repo, "a.txt"), "one\n");
+  commitAll(repo, sb.env);
+  const parent = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env });
+  try {
+    // The agent swaps its copy's .git for a pointer at another repository.
+    rmSync(join(parent.path, ".git"), { recursive: true, force: true });
+    writeFileSync(join(parent.path, ".git"), `gitdir: ${join(repo, ".git")}\n`);
+    await assert.rejects(
+      createWorkspace({ home: sb.home, cwd: parent.path, env: sb.env }),
+      (e: ObservalError) =>
+        e.code === "FAILED_PRECONDITION" && /outside its workspace/.test(e.message),
+    );
+    assert.deepEqual(listWorkspaceRoots(sb.home), [parent.root], "nothing is left behind");
+  } finally {
+    removeWorkspace(parent.root, sb.home);
+  }
 });
