@@ -8,12 +8,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Env, Writer } from "../core/mod.ts";
 import { hostPlatform, nodeProcess } from "../core/system/mod.ts";
-import {
-  AGENTS_SOCKET,
-  AGENTS_SOCKET_ENV,
-  agentsSocketPath,
-  workspaceRootOf,
-} from "../workspace/roots/mod.ts";
+import { AGENTS_SOCKET_ENV, workspaceRootOf } from "../workspace/roots/mod.ts";
 
 /**
  * How long the relay tries to reach the broker: a run here that hands its child over to a
@@ -23,18 +18,26 @@ export const RELAY_CONNECT_MS = 15_000;
 const RETRY_MS = 100;
 
 /**
- * The broker's socket for a server started in `cwd`: the one the environment names, or
- * the link to it in the delegated workspace that holds `cwd` (a harness may start its
- * servers with a filtered environment). Undefined outside a delegated workspace: the server then
- * serves from its own process.
+ * Where a server started in `cwd` serves from: relayed to the broker's socket the
+ * environment names (the child's, and the observal-agents entry written into its copy,
+ * so a harness that filters its servers' environment still passes it on); refused inside
+ * a delegated workspace that names none, whose OBSERVAL_HOME the sandbox hides; or, when
+ * undefined, from this process.
  */
-export function agentsSocketFor(env: Env, cwd: string, home: string): string | undefined {
+export function agentsRoute(
+  env: Env,
+  cwd: string,
+  home: string,
+): { relay: string } | { refuse: string } | undefined {
   if (hostPlatform() === "win32") return undefined;
   const named = env[AGENTS_SOCKET_ENV]?.trim();
-  if (named) return named;
+  if (named) return { relay: named };
   const root = workspaceRootOf(cwd, home);
-  // A root too long for a socket has no broker: say so rather than serve from inside.
-  return root ? agentsSocketPath(root) ?? `${root}/${AGENTS_SOCKET}` : undefined;
+  if (!root) return undefined;
+  return {
+    refuse: `observal-agents: this folder is inside the delegated workspace ${root}, but ` +
+      `${AGENTS_SOCKET_ENV} names no broker to relay to; this agent cannot delegate\n`,
+  };
 }
 
 /** What {@linkcode relayStdio} connects. */
@@ -76,8 +79,8 @@ export async function relayStdio(path: string, options: RelayOptions): Promise<b
     if (!passing || Date.now() >= until) {
       options.stderr.write(
         `observal-agents: cannot reach the delegation broker at ${path} (${failed.message}); ` +
-          "this agent cannot delegate. The run that started it has ended, or its workspace " +
-          "path is too long for a socket\n",
+          "this agent cannot delegate. The run that started it has ended, or its task " +
+          "folder's path is too long for a socket (see the task's worker log)\n",
       );
       return false;
     }

@@ -27,11 +27,6 @@ export const MAX_AGENTS_SERVERS = 4;
 export interface AgentsBrokerInput {
   /** The socket's path, in the task folder: a fenced worker may listen there only. */
   socket: string;
-  /**
-   * A link to the socket in the workspace root, for a server whose harness filtered the
-   * environment that names the socket ({@linkcode agentsSocketFor}).
-   */
-  link?: string;
   /** The child's copy: each server runs there, as it would have inside. */
   cwd: string;
   /** The child's environment (its delegation variables): each server gets it. */
@@ -49,9 +44,8 @@ export interface AgentsBroker {
   /** The socket's path. */
   path: string;
   /**
-   * Stops taking connections and removes the socket and its link. Servers already
-   * started keep their connection: each ends when its client (the relay inside the
-   * sandbox) goes away.
+   * Stops taking connections and removes the socket. Servers already started keep their
+   * connection: each ends when its client (the relay inside the sandbox) goes away.
    */
   close(): void;
 }
@@ -92,16 +86,11 @@ export async function openAgentsBroker(input: AgentsBrokerInput): Promise<Agents
   });
   // The run waits for its child anyway; the socket alone must not keep the process.
   server.unref();
-  if (input.link) {
-    removeFile(input.link);
-    nodeFs().symlinkSync(path, input.link);
-  }
   return {
     path,
     close() {
       server.close();
       removeFile(path);
-      if (input.link) removeFile(input.link);
     },
   };
 }
@@ -130,7 +119,6 @@ export async function childBroker(
   try {
     return await openAgentsBroker({
       socket,
-      link: agentsSocketPath(ws.root),
       cwd: ws.path,
       env: childEnv(ctx.env, task, ws.path),
       command: [

@@ -19,6 +19,7 @@ import {
 } from "../harness/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { Workspace } from "../workspace/mod.ts";
+import { AGENTS_SOCKET_ENV } from "../workspace/roots/mod.ts";
 
 /** What an install needs. */
 export interface InstallDeps {
@@ -74,6 +75,7 @@ function stdioEntries(value: unknown): Record<string, StdioMcpEntry> {
  * Installs the agent's configuration for `harness` into the workspace, exactly as approved
  * (the digest the task pinned), with the same writer as `observal agent pull`.
  *
+ * @param agentsSocket the run's broker socket, which the agent's observal-agents entry names
  * @returns the agent's local name, display name, instructions and version, its MCP servers
  *   as the install rendered them, and the absolute paths the install wrote
  * @throws {ObservalError} FAILED_PRECONDITION when the definition changed since approval
@@ -83,6 +85,7 @@ export async function installAgent(
   task: Task,
   harness: HarnessKey,
   ws: Workspace,
+  agentsSocket?: string,
 ): Promise<InstalledAgent> {
   const meta = task.metadata.observal;
   const registry = deps.registry();
@@ -105,10 +108,13 @@ export async function installAgent(
       { remediation: "Ask a reviewer to approve the current version, then delegate again" },
     );
   }
-  // The agent's own observal-agents server is this observal, for nested delegation.
+  // The agent's own observal-agents server is this observal, for nested delegation; it
+  // relays to the run's broker, named here too for a harness that filters the variables.
+  const env = serverEnv(deps.ctx);
+  if (agentsSocket) env[AGENTS_SOCKET_ENV] = agentsSocket;
   const snippet = withDelegationLauncher(install.config_snippet, harness, {
     command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
-    env: serverEnv(deps.ctx),
+    env,
   });
   const written = await writeSnippet(snippet, {
     targetDir: ws.path,

@@ -99,7 +99,7 @@ async function execute(
     };
   }
 
-  const agent = await installAgent(deps, task, harness, ws);
+  const agent = await installAgent(deps, task, harness, ws, agentsSocketPath(store.taskDir(id)));
   observal(deps, id, { agentName: agent.displayName, version: agent.version });
   const baseline = await markBaseline(ws, agent.written);
   if (handover?.aborted) return "not started";

@@ -33,14 +33,14 @@ export function workspacesDir(home: string): string {
 
 /**
  * Where a child's observal-agents server reaches the broker outside the child's sandbox
- * (lib/runner/agents_broker.ts): the socket in its task folder, and a link to it in its
- * workspace root. Undefined when the path is longer than a socket address may be (104
- * bytes on macOS, 108 on Linux): the child then cannot delegate further.
+ * (lib/runner/agents_broker.ts): the socket in its task folder. Undefined when the path is
+ * longer than a socket address may be (104 bytes on macOS, 108 on Linux), and on Windows:
+ * the child then cannot delegate further.
  *
  * @example
- * ```ts
- * agentsSocketPath("/home/me/.observal/delegations/ws/observal-delegate-a1B2c3");
- * // "/home/me/.observal/delegations/ws/observal-delegate-a1B2c3/agents.sock"
+ * ```ts ignore
+ * agentsSocketPath("/home/me/.observal/delegations/0b4f0c4e-8a9e-4d52-9f33-3c1d3e0c7a11");
+ * // "/home/me/.observal/delegations/0b4f0c4e-8a9e-4d52-9f33-3c1d3e0c7a11/agents.sock"
  * ```
  */
 export function agentsSocketPath(dir: string): string | undefined {
@@ -50,7 +50,7 @@ export function agentsSocketPath(dir: string): string | undefined {
   return new TextEncoder().encode(path).length < MAX_SOCKET_PATH ? path : undefined;
 }
 
-/** The broker's socket's name in a task folder, and its link's in a workspace root. */
+/** The broker's socket's name in a task folder. */
 export const AGENTS_SOCKET = "agents.sock";
 /** The variable a child's environment names the broker's socket in. */
 export const AGENTS_SOCKET_ENV = "OBSERVAL_AGENTS_SOCKET";

@@ -14,9 +14,12 @@ import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
 import {
+  agentYaml,
   countingClaude,
   type LocalPlayground,
   localPlayground,
+  MCP_CALLING_CLAUDE,
+  publishApproved,
   waitFor,
 } from "../support/local_delegation.ts";
 import { MAIN, spawnCli } from "../support/process.ts";
@@ -146,6 +149,42 @@ Deno.test("Ctrl-C while `run` runs the child: a worker follows the same child, w
 
     writeFileSync(s.gate, "");
     await assertCompletedOnce(s, task.id);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("in its sandbox the agent delegates through the entry written for it, also once a worker took its run over", async () => {
+  const s = await setup("on");
+  try {
+    s.program("claude", MCP_CALLING_CLAUDE);
+    // An agent for the child to find.
+    const { identifier } = await publishApproved(
+      s.env,
+      s.repo,
+      agentYaml("helper").replace("Fixes small things", "Fixes small things too"),
+    );
+    const caller = s.run("--wait", "600");
+    const { task } = await childStarted(s);
+    assert.equal(task.metadata.observal.sandbox, "bwrap");
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    const ran = await caller.done;
+    assert.equal(ran.code, 10, ran.stderr);
+    assertWorkerTookOver(s, task.id, caller.pid);
+
+    // Only now does the child start its server: the worker's broker answers it.
+    writeFileSync(s.gate, "");
+    const done = (await s.json(["delegate", "status", task.id, "--wait", "60"]))
+      .body as unknown as Task;
+    const result = done.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    assert.equal(done.status.state, "TASK_STATE_COMPLETED", `${JSON.stringify(done.status)}`);
+    assert.ok(result.includes(identifier), result);
+    assert.deepEqual(s.workspaces(), [], "the copy is removed");
+    assert.ok(
+      !existsSync(join(s.dir(task.id), "agents.sock")),
+      readFileSync(join(s.dir(task.id), "worker.log"), "utf8"),
+    );
   } finally {
     await s.close();
   }

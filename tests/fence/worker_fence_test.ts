@@ -104,7 +104,7 @@ printf 'four\\n' >> edit.txt
 printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
 `;
 
-Deno.test("a local task's worker runs only git and the shell its harness runs under, writes only its task and the workspaces, and still finishes", async () => {
+Deno.test("a local task's worker runs only git, the shell its harness runs under and observal, writes only its task and the workspaces, and still finishes", async () => {
   // Unsandboxed, so the list is exact; a sandboxed worker also runs bwrap (and reads it).
   const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
   const claude = pg.program("claude", WAITING_CLAUDE);
@@ -132,11 +132,13 @@ Deno.test("a local task's worker runs only git and the shell its harness runs un
       flagValues(argv, "--allow-read")?.sort(),
       [...writes, join(pg.home, "config.json"), pg.repo, claude, ...SOURCE_READS].sort(),
     );
+    // observal itself: the servers its child delegates through (agents_broker.ts).
     assert.deepEqual(
       flagValues(argv, "--allow-run"),
-      ["git", "/bin/sh", "kill", "cat", "readlink", "find"],
+      ["git", "/bin/sh", "kill", "cat", "readlink", "find", Deno.execPath()],
     );
-    assert.equal(flagValues(argv, "--allow-net"), undefined);
+    // The network: the task's own socket, named exactly, and nothing else.
+    assert.deepEqual(flagValues(argv, "--allow-net"), [`unix:${join(taskDir, "agents.sock")}`]);
 
     mkdirSync(join(pg.root, ".ssh"));
     writeFileSync(join(pg.root, ".ssh", "id_ed25519"), "secret\n");

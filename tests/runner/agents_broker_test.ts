@@ -65,7 +65,6 @@ Deno.test("the child's server relays to the broker, whose server has the child's
   };
   const broker = await openAgentsBroker({
     socket: l.socket,
-    link: agentsSocketPath(l.root),
     cwd: l.home,
     // The child's place in the chain: one level from the limit.
     env: { ...base, OBSERVAL_DELEGATION_DEPTH: "2", OBSERVAL_DELEGATION_MAX_DEPTH: "2" },
@@ -75,12 +74,12 @@ Deno.test("the child's server relays to the broker, whose server has the child's
   });
   const client = new Client({ name: "observal-test", version: "0.0.0" });
   try {
-    // Started in the copy with no variable naming the socket: it finds the link.
+    // Started in the copy, as the agent's harness starts it.
     await client.connect(
       new StdioClientTransport({
         command: Deno.execPath(),
         args: ["run", "-A", MAIN, "delegate", "mcp", "--harness", "codex"],
-        env: base,
+        env: { ...base, OBSERVAL_AGENTS_SOCKET: l.socket },
         cwd: l.copy,
         stderr: "pipe",
       }),
@@ -105,7 +104,6 @@ Deno.test("the child's server relays to the broker, whose server has the child's
     // Closing the broker leaves the connected server serving.
     broker.close();
     assert.throws(() => Deno.lstatSync(l.socket));
-    assert.throws(() => Deno.lstatSync(agentsSocketPath(l.root)!));
     assert.equal((await client.listTools()).tools.length, 4);
   } finally {
     await client.close();
@@ -160,6 +158,29 @@ Deno.test("the broker serves a few connections at a time and refuses the rest", 
   } finally {
     for (const s of open) s.end();
     broker.close();
+    l.done();
+  }
+});
+
+Deno.test("inside a delegated workspace, a server that is named no broker refuses to serve", async () => {
+  const l = layout();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "delegate", "mcp"],
+      env: { HOME: l.home, OBSERVAL_HOME: l.home, PATH: Deno.env.get("PATH") ?? "" },
+      clearEnv: true,
+      cwd: l.copy,
+      stdin: "null",
+    }).output();
+    assert.equal(out.code, 1);
+    assert.equal(out.stdout.length, 0);
+    assert.match(
+      new TextDecoder().decode(out.stderr),
+      /inside the delegated workspace .* names no broker/,
+    );
+    // Nothing was opened in the home it would have served from.
+    assert.throws(() => Deno.lstatSync(join(l.home, "delegations", "tasks.db")));
+  } finally {
     l.done();
   }
 });

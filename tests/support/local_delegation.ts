@@ -228,3 +228,55 @@ ${options.gated ? 'while [ ! -e "$GATE" ]; do sleep 0.05; done\n' : ""}printf 'f
 printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\n'
 `;
 }
+
+/**
+ * A stand-in for `claude -p` that does what Claude Code does with its `--mcp-config`: it
+ * starts the observal-agents entry written for the agent, as written (command, arguments,
+ * variables), and calls find_agents through it; the answer it got is its result. It notes
+ * its pid in $STARTS; with $GATE set, it waits for that file before starting the server.
+ */
+export const MCP_CALLING_CLAUDE = `#!/usr/bin/env node
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+fs.appendFileSync(process.env.STARTS, process.pid + "\\n");
+const args = process.argv.slice(2);
+const config = JSON.parse(fs.readFileSync(args[args.indexOf("--mcp-config") + 1], "utf8"));
+const entry = config.mcpServers["observal-agents"];
+fs.readFileSync(0);
+const answer = (text, error) => {
+  process.stdout.write(JSON.stringify({ type: "result", result: text, is_error: error, session_id: "s" }) + "\\n");
+  process.exit(0);
+};
+setTimeout(() => answer("observal-agents did not answer", true), 60000).unref();
+(async () => {
+  while (process.env.GATE && !fs.existsSync(process.env.GATE)) await new Promise((r) => setTimeout(r, 50));
+  const server = spawn(entry.command, entry.args || [], {
+    env: { ...process.env, ...(entry.env || {}) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const waiting = new Map();
+  let buffered = "";
+  server.stdout.on("data", (d) => {
+    buffered += d;
+    for (let i; (i = buffered.indexOf("\\n")) >= 0; buffered = buffered.slice(i + 1)) {
+      const message = JSON.parse(buffered.slice(0, i));
+      waiting.get(message.id)?.(message);
+    }
+  });
+  let next = 1;
+  const call = (method, params) => new Promise((resolve) => {
+    waiting.set(next, resolve);
+    server.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: next++, method, params }) + "\\n");
+  });
+  await call("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "stand-in", version: "0" },
+  });
+  server.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
+  const found = await call("tools/call", { name: "find_agents", arguments: { task: "fix small things" } });
+  server.stdin.end();
+  const text = (found.result?.content ?? []).map((c) => c.text).join("\\n");
+  answer(text || JSON.stringify(found.error), !text);
+})();
+`;

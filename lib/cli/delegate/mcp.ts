@@ -50,10 +50,14 @@ Inside a delegated workspace (an agent's own run) it only relays to the broker t
 run keeps outside the agent's sandbox, which serves the tools there.`,
   async run(inv, ctx) {
     if (inv.flags.direct !== true) {
-      const { agentsSocketFor, relayStdio } = await import("../../mcp/agents_relay.ts");
-      const socket = agentsSocketFor(ctx.env, ctx.cwd, ctx.home);
-      if (socket) {
-        const relayed = await relayStdio(socket, { stderr: ctx.io.stderr });
+      const { agentsRoute, relayStdio } = await import("../../mcp/agents_relay.ts");
+      const route = agentsRoute(ctx.env, ctx.cwd, ctx.home);
+      if (route && "refuse" in route) {
+        ctx.io.stderr.write(route.refuse);
+        return 1;
+      }
+      if (route) {
+        const relayed = await relayStdio(route.relay, { stderr: ctx.io.stderr });
         // stdin may still be open (the broker went first): nothing more is read from it.
         exitNow(relayed ? 0 : 1);
       }
