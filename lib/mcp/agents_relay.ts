@@ -36,7 +36,7 @@ export function agentsRoute(
   if (!root) return undefined;
   return {
     refuse: `observal-agents: this folder is inside the delegated workspace ${root}, but ` +
-      `${AGENTS_SOCKET_ENV} names no broker to relay to; this agent cannot delegate\n`,
+      `${AGENTS_SOCKET_ENV} names no broker to relay to; this agent cannot delegate`,
   };
 }
 

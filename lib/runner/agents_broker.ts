@@ -106,8 +106,8 @@ export async function childBroker(
   ws: { root: string; path: string },
   taskDir: string,
 ): Promise<AgentsBroker | undefined> {
-  const socket = agentsSocketPath(taskDir);
   if (hostPlatform() === "win32") return undefined;
+  const socket = agentsSocketPath(taskDir);
   if (!socket) {
     ctx.io.stderr.write(
       `observal-agents: ${taskDir} is too long a path for a socket; the agent cannot ` +
@@ -120,7 +120,8 @@ export async function childBroker(
     return await openAgentsBroker({
       socket,
       cwd: ws.path,
-      env: childEnv(ctx.env, task, ws.path),
+      // The home as this run resolved it: a relative OBSERVAL_HOME would move with the cwd.
+      env: { ...childEnv(ctx.env, task, ws.path), OBSERVAL_HOME: ctx.home },
       command: [
         ...selfLauncher("self", { version: VERSION, home: ctx.home }),
         "delegate",

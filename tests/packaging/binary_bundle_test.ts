@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "../../lib/core/version.ts";
 import { playground } from "../support/delegation.ts";
+import { assertAgentFindsThroughEntry } from "../support/local_delegation.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -63,6 +64,18 @@ Deno.test("compile.sh --bundle: a small entry and a chunk per command; a delegat
     const task = JSON.parse(run.stdout);
     assert.equal(task.status.state, "TASK_STATE_COMPLETED");
     assert.equal(task.artifacts[0].parts[0].text, "echo:from the bundle");
+
+    // A registry Agent whose harness starts the entry written for it (the bundle), which
+    // relays to the run's broker (the bundle too).
+    await assertAgentFindsThroughEntry(async (args, env, cwd) => {
+      const r = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-config", ...compiledPermissions(), join(out, "observal.mjs"), ...args],
+        env,
+        cwd,
+      }).output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: r.code, stdout: text(r.stdout), stderr: text(r.stderr) };
+    });
 
     const search = await observal(["registry", "search", "echo", "--json"]);
     assert.equal(search.code, 0, search.stderr);

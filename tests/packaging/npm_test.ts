@@ -9,6 +9,7 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { VERSION } from "../../lib/core/mod.ts";
 import { readPid } from "../../lib/delegation/mod.ts";
 import { playground } from "../support/delegation.ts";
+import { assertAgentFindsThroughEntry } from "../support/local_delegation.ts";
 import { buildNpm } from "./_pack.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -72,6 +73,18 @@ Deno.test("npm package builds and runs under Node: --version, search, errors, a 
     } finally {
       await pg.close();
     }
+
+    // A registry Agent under Node whose harness starts the entry written for it (this
+    // package), which relays to the run's broker (this package too).
+    await assertAgentFindsThroughEntry(async (args, runEnv, cwd) => {
+      const r = await new Deno.Command(node, {
+        args: [bin, ...args],
+        env: { ...env, ...runEnv },
+        cwd,
+      }).output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      return { code: r.code, stdout: text(r.stdout), stderr: text(r.stderr) };
+    });
 
     // Under Node the runner proves itself alive by its start time. The wait runs out: the
     // worker, which re-executes the same Node script, detached, takes the task over.

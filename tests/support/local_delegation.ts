@@ -280,3 +280,41 @@ setTimeout(() => answer("observal-agents did not answer", true), 60000).unref();
   answer(text || JSON.stringify(found.error), !text);
 })();
 `;
+
+/** Runs the observal under test: its arguments, environment and folder; what it printed. */
+export type RunObserval = (
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+/**
+ * Delegates to a registry Agent (sandboxed where bubblewrap works) whose stand-in harness
+ * starts the observal-agents entry written for it, as Claude Code would, and asks it for
+ * agents: the answer must name a second agent, found by the broker's server outside the
+ * sandbox. Proves the entry and the broker from whatever form `observal` runs.
+ */
+export async function assertAgentFindsThroughEntry(observal: RunObserval): Promise<void> {
+  const pg = await localPlayground();
+  try {
+    pg.program("claude", MCP_CALLING_CLAUDE);
+    // The stand-in notes its start in Claude Code's state folder: writable in a sandbox.
+    mkdirSync(join(pg.root, ".claude"), { recursive: true });
+    const { identifier } = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
+    const run = await observal(
+      [
+        ...["delegate", "run", pg.identifier, "--harness", "claude-code"],
+        ...["--wait", "120", "--json", "--", "find some help"],
+      ],
+      { ...pg.env, STARTS: join(pg.root, ".claude", "starts") } as Record<string, string>,
+      pg.repo,
+    );
+    const task = JSON.parse(run.stdout || "{}") as Task;
+    const result = task.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    if (task.status?.state !== "TASK_STATE_COMPLETED" || !result.includes(identifier)) {
+      throw new Error(`the agent found no agent through its entry:\n${run.stdout}\n${run.stderr}`);
+    }
+  } finally {
+    await pg.close();
+  }
+}

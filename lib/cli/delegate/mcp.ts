@@ -53,7 +53,7 @@ run keeps outside the agent's sandbox, which serves the tools there.`,
       const { agentsRoute, relayStdio } = await import("../../mcp/agents_relay.ts");
       const route = agentsRoute(ctx.env, ctx.cwd, ctx.home);
       if (route && "refuse" in route) {
-        ctx.io.stderr.write(route.refuse);
+        note(ctx, route.refuse);
         return 1;
       }
       if (route) {
