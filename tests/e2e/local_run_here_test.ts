@@ -154,6 +154,19 @@ Deno.test("Ctrl-C while `run` runs the child: a worker follows the same child, w
   }
 });
 
+/** `run` started in a sandbox, its child running, then Ctrl-C: a worker takes the child over. */
+async function handOverInSandbox(s: Setup): Promise<Task> {
+  const caller = s.run("--wait", "600");
+  const { task } = await childStarted(s);
+  assert.equal(task.metadata.observal.sandbox, "bwrap");
+  await handlesSigint(caller.pid);
+  caller.kill("SIGINT");
+  const ran = await caller.done;
+  assert.equal(ran.code, 10, ran.stderr);
+  assertWorkerTookOver(s, task.id, caller.pid);
+  return task;
+}
+
 Deno.test("in its sandbox the agent delegates through the entry written for it, also once a worker took its run over", async () => {
   const s = await setup("on");
   try {
@@ -164,14 +177,7 @@ Deno.test("in its sandbox the agent delegates through the entry written for it, 
       s.repo,
       agentYaml("helper").replace("Fixes small things", "Fixes small things too"),
     );
-    const caller = s.run("--wait", "600");
-    const { task } = await childStarted(s);
-    assert.equal(task.metadata.observal.sandbox, "bwrap");
-    await handlesSigint(caller.pid);
-    caller.kill("SIGINT");
-    const ran = await caller.done;
-    assert.equal(ran.code, 10, ran.stderr);
-    assertWorkerTookOver(s, task.id, caller.pid);
+    const task = await handOverInSandbox(s);
 
     // Only now does the child start its server: the worker's broker answers it.
     writeFileSync(s.gate, "");
@@ -230,14 +236,7 @@ async function runAsJob(s: Setup): Promise<{ caller: Deno.ChildProcess; task: Ta
 Deno.test("Ctrl-C while `run` runs the child in its sandbox: the sandbox outlives the command, a worker follows it", async () => {
   const s = await setup("on");
   try {
-    const caller = s.run("--wait", "600");
-    const { task } = await childStarted(s);
-    assert.equal(task.metadata.observal.sandbox, "bwrap");
-    await handlesSigint(caller.pid);
-    caller.kill("SIGINT");
-    const ran = await caller.done;
-    assert.equal(ran.code, 10, ran.stderr);
-    assertWorkerTookOver(s, task.id, caller.pid);
+    const task = await handOverInSandbox(s);
     assert.match(readFileSync(join(s.dir(task.id), "worker.log"), "utf8"), /handed over/);
     const running = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
     assert.equal(running.status.state, "TASK_STATE_WORKING", "the sandbox still runs");

@@ -178,12 +178,17 @@ Deno.test("markBaseline() refuses a caller's filter whose command now names a fi
   });
 });
 
-Deno.test("a copy made from a delegated agent's copy runs none of the filters the agent configured, and keeps its edits", async () => {
-  using sb = sandbox();
+/** A one-file repository and a workspace made from it, as a delegated agent gets one. */
+async function agentCopy(sb: Sandbox) {
   const repo = initRepo(sb);
   write(join(repo, "a.txt"), "one\n");
   commitAll(repo, sb.env);
-  const parent = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env });
+  return { repo, parent: await createWorkspace({ home: sb.home, cwd: repo, env: sb.env }) };
+}
+
+Deno.test("a copy made from a delegated agent's copy runs none of the filters the agent configured, and keeps its edits", async () => {
+  using sb = sandbox();
+  const { parent } = await agentCopy(sb);
   try {
     assert.equal(parent.kind, "git");
     // The agent points a filter of its own at every file and edits one: a copy made the
@@ -212,10 +217,7 @@ Deno.test("a copy made from a delegated agent's copy runs none of the filters th
 
 Deno.test("a delegated agent's copy whose git folder lies elsewhere is refused as a caller", async () => {
   using sb = sandbox();
-  const repo = initRepo(sb);
-  write(join(repo, "a.txt"), "one\n");
-  commitAll(repo, sb.env);
-  const parent = await createWorkspace({ home: sb.home, cwd: repo, env: sb.env });
+  const { repo, parent } = await agentCopy(sb);
   try {
     // The agent swaps its copy's .git for a pointer at another repository.
     rmSync(join(parent.path, ".git"), { recursive: true, force: true });
