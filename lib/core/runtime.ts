@@ -220,6 +220,25 @@ function withRealPaths(perms: SelfPermissions): SelfPermissions {
   return { ...perms, read: both(perms.read), write: both(perms.write) };
 }
 
+/**
+ * The sandbox program a server probes before it starts a registry Agent's task (bubblewrap
+ * on PATH, `sandbox-exec` on macOS): without leave to run it, the probe would find no
+ * sandbox. None when there is none here: Deno would note every name it cannot resolve.
+ */
+function sandboxTool(): string[] {
+  const process = nodeProcess();
+  if (process.platform === "darwin") return ["/usr/bin/sandbox-exec"];
+  if (process.platform !== "linux") return [];
+  const { fs: { statSync }, path: { join } } = builtins();
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      if (statSync(join(dir, "bwrap")).isFile()) return [join(dir, "bwrap")];
+    } catch { /* not here */ }
+  }
+  return [];
+}
+
 /** How an MCP entry we write starts observal: this very program, or `npx` by version. */
 export const LAUNCHER_KINDS = ["self", "npx"] as const;
 /** One of {@linkcode LAUNCHER_KINDS}. */
@@ -265,7 +284,7 @@ export function selfLauncher(
     "--allow-read",
     `--allow-write=${options.home}`,
     "--allow-net",
-    `--allow-run=${exec},git,kill,cat,readlink,ps,lsof`,
+    `--allow-run=${[exec, "git", "kill", "cat", "readlink", "ps", "lsof", ...sandboxTool()]}`,
     "--v8-flags=--max-semi-space-size=1",
     ...(config ? [config] : []),
     main,

@@ -342,9 +342,20 @@ async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
   return finish(deps, id, outcome);
 }
 
-/** Settles the task with the run's outcome; last, so whoever sees it finds the copy gone. */
+/**
+ * Settles the task with the run's outcome; last, so whoever sees it finds the copy gone.
+ * What the agent delegated and left running is canceled first: those tasks worked on
+ * copies of its copy, which is gone, and nobody is left to take their results.
+ */
 function finish(deps: LocalRunDeps, id: string, outcome: Outcome): Task {
   const { ctx, store } = deps;
+  const left = store.runningChildren(id);
+  for (const child of left) store.requestCancel(child);
+  if (left.length) {
+    const text = `${outcome.text.replace(/\s*$/, "")}\n\n${left.length} task(s) the agent ` +
+      `delegated were still running and were canceled: ${left.join(", ")}.`;
+    outcome = { ...outcome, text };
+  }
   const log = outcome.state === "TASK_STATE_FAILED"
     ? outcome.log ?? workerLog(store.taskDir(id))
     : undefined;

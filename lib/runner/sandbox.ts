@@ -9,6 +9,7 @@ import {
   hostUid,
   join,
   nodeChildProcess,
+  nodeProcess,
   readText,
   realPath,
   statPath,
@@ -114,8 +115,9 @@ function linuxProbe(home: string, env: Env): SandboxProbe {
   const root = hostUid() === 0;
   let release = "";
   try {
-    release = readText("/proc/sys/kernel/osrelease").trim();
-  } catch { /* not readable: the key just carries less */ }
+    // Not /proc/sys/kernel/osrelease: under Deno only --allow-all may read /proc/sys.
+    release = nodeProcess().getBuiltinModule("node:os").release();
+  } catch { /* not allowed: the key just carries less */ }
   const key = JSON.stringify([real, st?.mode, release, hostUid()]);
   const cache = probeCachePath(home);
   try {

@@ -517,6 +517,15 @@ export class TaskStore {
     return rows.map((r) => parseStoredTask(r.id, r.doc));
   }
 
+  /** The ids of the tasks started with this parent that a worker still owns. */
+  runningChildren(parentTaskId: string): string[] {
+    if (!isTaskId(parentTaskId)) return [];
+    const rows = this.#guard(() =>
+      this.#db.prepare(Q.SELECT_RUNNING_CHILDREN).all(parentTaskId)
+    ) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
   /** The newest task whose child harness session is `sessionId`, if any. */
   findByChildSession(sessionId: string): Task | undefined {
     return this.#findBy(Q.FIND_BY_CHILD_SESSION, sessionId);

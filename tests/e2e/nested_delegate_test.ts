@@ -11,9 +11,22 @@ import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { startV1Agent } from "../support/a2a_agents.ts";
 import { ensureHarnessCli, harnessTestEnv } from "../support/harness_clis.ts";
-import { agentYaml, localPlayground } from "../support/local_delegation.ts";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  agentYaml,
+  localPlayground,
+  MCP_CALLING_CLAUDE,
+  publishApproved,
+} from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText, startModelServer } from "../support/model_server.ts";
 import { MAIN } from "../support/process.ts";
+
+/** Pids of processes whose command line holds `text`. */
+function processesWith(text: string): number[] {
+  const out = new Deno.Command("pgrep", { args: ["-f", "--", text] }).outputSync();
+  return new TextDecoder().decode(out.stdout).trim().split("\n").filter(Boolean).map(Number);
+}
 
 function scripted(name: string, steps: ScriptStep[]): string {
   return agentYaml(name).replace(
@@ -150,5 +163,54 @@ Deno.test("a registry Agent in Claude Code finds and delegates through observal-
     await pg.close();
     await remote.close();
     await model.close();
+  }
+});
+
+Deno.test("what a sandboxed agent delegated and left running is canceled when its run ends", async () => {
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "on" } });
+  try {
+    pg.program("claude", MCP_CALLING_CLAUDE);
+    // The stand-ins note their starts in Claude Code's state folder, writable in a sandbox.
+    mkdirSync(join(pg.root, ".claude"), { recursive: true });
+    const starts = join(pg.root, ".claude", "starts");
+    const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
+    // The agent hands a task to the helper, which never finishes, and stops waiting for it.
+    const calls = {
+      fixer: {
+        name: "delegate",
+        arguments: { agent: helper.identifier, message: "Take your time.", wait_seconds: 1 },
+      },
+      helper: "block",
+    };
+    const env = { STANDIN_CALLS: JSON.stringify(calls), STARTS: starts };
+    const run = await pg.json(
+      ["delegate", "run", pg.identifier, "--harness", "claude-code", "--wait", "120", "--", "Go"],
+      { env },
+    );
+    const outer = run.body as unknown as Task;
+    assert.equal(outer.status?.state, "TASK_STATE_COMPLETED", run.stderr);
+    const result = outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    assert.match(result, /state: TASK_STATE_(WORKING|SUBMITTED)/, result);
+    const message = outer.status.message?.parts[0].text ?? "";
+    assert.match(message, /1 task\(s\) the agent delegated were still running and were canceled/);
+
+    const store = openTaskStore({ home: pg.home, clock: systemClock });
+    let inner: Task;
+    try {
+      [inner] = store.list({ limit: 10 }).items.filter((t) =>
+        t.metadata.observal.parentTaskId === outer.id
+      );
+    } finally {
+      store.close();
+    }
+    const ended = await pg.json(["delegate", "status", inner.id, "--wait", "60"], { env });
+    const settled = ended.body as unknown as Task;
+    assert.equal(settled.status.state, "TASK_STATE_CANCELED", JSON.stringify(settled.status));
+    // Both stand-ins ran, and the helper's was ended with its task (its pid is the
+    // sandbox's own: look for its command line).
+    assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 2);
+    assert.deepEqual(processesWith(`--agent helper`), [], "the helper's harness is gone");
+  } finally {
+    await pg.close();
   }
 });

@@ -232,14 +232,20 @@ printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\
 /**
  * A stand-in for `claude -p` that does what Claude Code does with its `--mcp-config`: it
  * starts the observal-agents entry written for the agent, as written (command, arguments,
- * variables), and calls find_agents through it; the answer it got is its result. It notes
- * its pid in $STARTS; with $GATE set, it waits for that file before starting the server.
+ * variables), and makes one tool call through it; the answer it got is its result. The
+ * call is find_agents, or what $STANDIN_CALLS (JSON, by agent name) says for the agent
+ * run (`--agent`): a tool call, or "block" to start no server and wait until ended. It
+ * notes its pid in $STARTS; with $GATE set, it waits for that file before starting the
+ * server.
  */
 export const MCP_CALLING_CLAUDE = `#!/usr/bin/env node
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
 fs.appendFileSync(process.env.STARTS, process.pid + "\\n");
 const args = process.argv.slice(2);
+const agent = args[args.indexOf("--agent") + 1];
+const plan = JSON.parse(process.env.STANDIN_CALLS || "{}")[agent] ??
+  { name: "find_agents", arguments: { task: "fix small things" } };
 const config = JSON.parse(fs.readFileSync(args[args.indexOf("--mcp-config") + 1], "utf8"));
 const entry = config.mcpServers["observal-agents"];
 fs.readFileSync(0);
@@ -247,8 +253,10 @@ const answer = (text, error) => {
   process.stdout.write(JSON.stringify({ type: "result", result: text, is_error: error, session_id: "s" }) + "\\n");
   process.exit(0);
 };
-setTimeout(() => answer("observal-agents did not answer", true), 60000).unref();
+if (plan === "block") setInterval(() => {}, 1000);
+else setTimeout(() => answer("observal-agents did not answer", true), 60000).unref();
 (async () => {
+  if (plan === "block") return;
   while (process.env.GATE && !fs.existsSync(process.env.GATE)) await new Promise((r) => setTimeout(r, 50));
   const server = spawn(entry.command, entry.args || [], {
     env: { ...process.env, ...(entry.env || {}) },
@@ -274,10 +282,10 @@ setTimeout(() => answer("observal-agents did not answer", true), 60000).unref();
     clientInfo: { name: "stand-in", version: "0" },
   });
   server.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
-  const found = await call("tools/call", { name: "find_agents", arguments: { task: "fix small things" } });
+  const done = await call("tools/call", plan);
   server.stdin.end();
-  const text = (found.result?.content ?? []).map((c) => c.text).join("\\n");
-  answer(text || JSON.stringify(found.error), !text);
+  const text = (done.result?.content ?? []).map((c) => c.text).join("\\n");
+  answer(text || JSON.stringify(done.error), !text);
 })();
 `;
 
