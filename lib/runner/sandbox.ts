@@ -40,6 +40,12 @@ export interface SandboxProbe {
   tool?: string;
   /** Why it is what it is, in a sentence (what to install when there is none). */
   reason: string;
+  /**
+   * The sandbox program is there, but this process may not run it (its permissions were
+   * fixed before it was installed): whether a sandbox works here is unknown, so even
+   * `auto` refuses.
+   */
+  denied?: boolean;
 }
 
 /** What a run gets, and why. */
@@ -134,6 +140,15 @@ function linuxProbe(home: string, env: Env): SandboxProbe {
       timeout: 10_000,
       stdio: ["ignore", "ignore", "pipe"],
     });
+    // Deno answers a program its permissions refuse with an empty result, and no error.
+    if (r.status == null && r.signal == null && !r.error) {
+      return {
+        kind: "none",
+        tool: bwrap,
+        denied: true,
+        reason: `bubblewrap is installed (${bwrap}), but this observal may not run it`,
+      };
+    }
     ok = r.status === 0;
     reason = ok ? "" : (r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300);
   } catch (err) {
@@ -187,6 +202,16 @@ export function chooseSandbox(mode: SandboxMode, probe: () => SandboxProbe): San
     return { mode, kind: "none", reason: "the sandbox setting is off" };
   }
   const found = probe();
+  if (found.kind === "none" && found.denied) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      `Whether a sandbox works here is unknown: ${found.reason}`,
+      {
+        remediation: "Run `observal mcp install` (or `observal agent pull`) again, so that the " +
+          "entry that starts observal lets it run bubblewrap; or delegate with --sandbox off",
+      },
+    );
+  }
   if (found.kind === "none" && mode === "on") {
     throw new ObservalError(
       "FAILED_PRECONDITION",

@@ -1,8 +1,17 @@
 /** The sandbox's rules and the command lines that apply them (bubblewrap, Seatbelt). */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   bwrapArgv,
   chooseSandbox,
@@ -199,6 +208,45 @@ Deno.test("seatbeltProfile(): denies writes but to the policy's places, and read
   }
   assert.equal(depth, 0);
 });
+
+Deno.test(
+  "a process that may not run bubblewrap finds no answer, caches none, and even auto refuses",
+  {
+    ignore: Deno.build.os !== "linux" ||
+      !Deno.env.get("PATH")?.split(":").some((d) => existsSync(join(d, "bwrap"))),
+  },
+  async () => {
+    const h = tempHome();
+    try {
+      const probe = fileURLToPath(new URL("../support/probe_sandbox.ts", import.meta.url));
+      // The permissions a fenced observal has, less leave to run bwrap.
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-env",
+          "--allow-read",
+          `--allow-write=${h.root}`,
+          "--allow-sys=osRelease,uid",
+          "--allow-run=git",
+          probe,
+          h.root,
+        ],
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const found = JSON.parse(new TextDecoder().decode(out.stdout));
+      assert.equal(found.kind, "none");
+      assert.equal(found.denied, true);
+      assert.ok(!existsSync(join(h.root, "sandbox-probe.json")), "no answer is cached");
+      assert.throws(
+        () => chooseSandbox("auto", () => found),
+        (e: ObservalError) =>
+          e.code === "FAILED_PRECONDITION" && /mcp install/.test(e.remediation ?? ""),
+      );
+    } finally {
+      h.done();
+    }
+  },
+);
 
 Deno.test("sandboxMode(): --sandbox over OBSERVAL_SANDBOX over config.json; auto by default; a bad value is refused", () => {
   assert.equal(sandboxMode(undefined, {}, {}), "auto");
