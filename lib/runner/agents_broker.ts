@@ -103,9 +103,9 @@ export async function openAgentsBroker(input: AgentsBrokerInput): Promise<Agents
 export async function childBroker(
   ctx: Context,
   task: Task,
-  ws: { root: string; path: string },
-  taskDir: string,
+  run: { ws: { root: string; path: string }; taskDir: string; sessionId?: string },
 ): Promise<AgentsBroker | undefined> {
+  const { ws, taskDir } = run;
   if (hostPlatform() === "win32") return undefined;
   const socket = agentsSocketPath(taskDir);
   if (!socket) {
@@ -120,8 +120,13 @@ export async function childBroker(
     return await openAgentsBroker({
       socket,
       cwd: ws.path,
-      // The home as this run resolved it: a relative OBSERVAL_HOME would move with the cwd.
-      env: { ...childEnv(ctx.env, task, ws.path), OBSERVAL_HOME: ctx.home },
+      // The home as this run resolved it (a relative OBSERVAL_HOME would move with the
+      // cwd), and the child's session, which its delegations' telemetry names.
+      env: {
+        ...childEnv(ctx.env, task, ws.path),
+        OBSERVAL_HOME: ctx.home,
+        ...(run.sessionId ? { OBSERVAL_SESSION_ID: run.sessionId } : {}),
+      },
       command: [
         ...selfLauncher("self", { version: VERSION, home: ctx.home }),
         "delegate",

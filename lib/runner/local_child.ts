@@ -226,7 +226,11 @@ export async function adoptedOutcome(
   checkHandedOver(left, deps.store.require(id).metadata.observal, dir);
   const child = adoptChild(left.child, deps.ctx.clock);
   // The run that handed the child over took its broker along: listen again here.
-  const broker = await childBroker(deps.ctx, deps.store.require(id), left.run.ws, dir);
+  const broker = await childBroker(deps.ctx, deps.store.require(id), {
+    ws: left.run.ws,
+    taskDir: dir,
+    sessionId: left.run.plan.sessionId,
+  });
   let outcome;
   try {
     outcome = await childOutcome(deps, id, left.run, child);

@@ -157,7 +157,11 @@ async function execute(
   const dir = store.taskDir(id, { create: true });
   const logs = { stdout: join(dir, logFile("stdout")), stderr: join(dir, logFile("stderr")) };
   const env = childEnv(ctx.env, store.require(id), ws.path, agentsSocketPath(dir));
-  const broker = await childBroker(ctx, store.require(id), ws, dir);
+  const broker = await childBroker(ctx, store.require(id), {
+    ws,
+    taskDir: dir,
+    sessionId: plan.sessionId,
+  });
   try {
     return await startChild(
       deps,
@@ -293,6 +297,10 @@ export async function runLocal(
         }),
     });
   } catch (err) {
+    // A task whose caller ended meanwhile may have lost the copy it was copying from.
+    if (store.cancelRequested(id)) {
+      return settle(store, id, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
+    }
     return settle(
       store,
       id,
@@ -311,46 +319,63 @@ export async function runLocal(
     notes: ws.notes.length ? ws.notes : undefined,
   });
   let outcome: Outcome | "handed over" | "not started";
+  let left: string[] = [];
   try {
     outcome = await execute(deps, store.require(id), ws, handover);
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
-    outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
+    // Canceled meanwhile, the run may have failed for that (the copy it copied is gone).
+    outcome = store.cancelRequested(id)
+      ? { state: "TASK_STATE_CANCELED", text: "Canceled by the caller." }
+      : { state: "TASK_STATE_FAILED", text: errorText(err) };
   } finally {
     // A child handed over still works in the copy.
-    if (outcome! !== "handed over") removeWorkspace(ws.root, ctx.home);
+    if (outcome! !== "handed over") {
+      left = cancelLeftRunning(store, id);
+      removeWorkspace(ws.root, ctx.home);
+    }
   }
   if (outcome === "handed over" || outcome === "not started") return store.require(id);
-  return finish(deps, id, outcome);
+  return finish(deps, id, outcome, left);
+}
+
+/**
+ * Asks the tasks the agent delegated and left running to stop, before its copy goes:
+ * they work on copies of it, and nobody is left to take their results. Their ids.
+ */
+function cancelLeftRunning(store: LocalRunDeps["store"], id: string): string[] {
+  const left = store.runningChildren(id);
+  for (const child of left) store.requestCancel(child);
+  return left;
 }
 
 /** Follows the child a run here handed over to its end, then settles the task. */
 async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
   const { ctx, store } = deps;
   let outcome: Outcome;
+  let left: string[];
   try {
     const adopted = await adoptedOutcome(deps, id);
     if (!adopted) throw new Error("the handover record could not be read");
+    left = cancelLeftRunning(store, id);
     removeWorkspace(adopted.ws.root, ctx.home);
     outcome = adopted.outcome;
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
+    left = cancelLeftRunning(store, id);
     // The child the run recorded is stopped if it is provably ours, and its copy removed.
     reapTask(store, store.require(id), ctx.home);
   }
-  return finish(deps, id, outcome);
+  return finish(deps, id, outcome, left);
 }
 
 /**
  * Settles the task with the run's outcome; last, so whoever sees it finds the copy gone.
- * What the agent delegated and left running is canceled first: those tasks worked on
- * copies of its copy, which is gone, and nobody is left to take their results.
+ * `left`: the tasks the agent delegated that were still running, now asked to stop.
  */
-function finish(deps: LocalRunDeps, id: string, outcome: Outcome): Task {
+function finish(deps: LocalRunDeps, id: string, outcome: Outcome, left: string[]): Task {
   const { ctx, store } = deps;
-  const left = store.runningChildren(id);
-  for (const child of left) store.requestCancel(child);
   if (left.length) {
     const text = `${outcome.text.replace(/\s*$/, "")}\n\n${left.length} task(s) the agent ` +
       `delegated were still running and were canceled: ${left.join(", ")}.`;

@@ -186,6 +186,11 @@ Deno.test("in its sandbox the agent delegates through the entry written for it, 
     const result = done.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
     assert.equal(done.status.state, "TASK_STATE_COMPLETED", `${JSON.stringify(done.status)}`);
     assert.ok(result.includes(identifier), result);
+    // The server the child reached logged to the task's folder, beside its harness.
+    const logs = (await s.json(["delegate", "logs", task.id])).body as unknown as {
+      items: Array<{ name: string; tail: string }>;
+    };
+    assert.match(logs.items.find((l) => l.name === "agents")?.tail ?? "", /observal-agents: /);
     assert.deepEqual(s.workspaces(), [], "the copy is removed");
     assert.ok(
       !existsSync(join(s.dir(task.id), "agents.sock")),

@@ -179,6 +179,8 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
       fixer: {
         name: "delegate",
         arguments: { agent: helper.identifier, message: "Take your time.", wait_seconds: 1 },
+        // Its run ends once the helper's harness runs.
+        awaitStarts: 2,
       },
       helper: "block",
     };
@@ -203,13 +205,21 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
     } finally {
       store.close();
     }
+    // Its start names the agent's session, so telemetry links the two.
+    const started = readFileSync(join(pg.home, "capability_lock.jsonl"), "utf8").trim().split("\n")
+      .map((l) => JSON.parse(l)).find((e) => e.extra?.task_id === inner.id);
+    assert.equal(started?.session_hint, outer.metadata.observal.childSessionId);
     const ended = await pg.json(["delegate", "status", inner.id, "--wait", "60"], { env });
     const settled = ended.body as unknown as Task;
     assert.equal(settled.status.state, "TASK_STATE_CANCELED", JSON.stringify(settled.status));
     // Both stand-ins ran, and the helper's was ended with its task (its pid is the
     // sandbox's own: look for its command line).
     assert.equal(readFileSync(starts, "utf8").trim().split("\n").length, 2);
-    assert.deepEqual(processesWith(`--agent helper`), [], "the helper's harness is gone");
+    assert.deepEqual(
+      processesWith(`${pg.root}/bin/claude -p --agent helper`),
+      [],
+      "the helper's harness is gone",
+    );
   } finally {
     await pg.close();
   }

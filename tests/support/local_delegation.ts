@@ -234,8 +234,9 @@ printf '{"type":"result","result":"Edited.","is_error":false,"session_id":"s"}\\
  * starts the observal-agents entry written for the agent, as written (command, arguments,
  * variables), and makes one tool call through it; the answer it got is its result. The
  * call is find_agents, or what $STANDIN_CALLS (JSON, by agent name) says for the agent
- * run (`--agent`): a tool call, or "block" to start no server and wait until ended. It
- * notes its pid in $STARTS; with $GATE set, it waits for that file before starting the
+ * run (`--agent`): a tool call (with `awaitStarts: N`, it then waits until N harnesses
+ * have noted their start), or "block" to start no server and wait until ended. It
+ * answers in the session it was given (`--session-id`), notes its pid in $STARTS, and, with $GATE set, it waits for that file before starting the
  * server.
  */
 export const MCP_CALLING_CLAUDE = `#!/usr/bin/env node
@@ -249,8 +250,9 @@ const plan = JSON.parse(process.env.STANDIN_CALLS || "{}")[agent] ??
 const config = JSON.parse(fs.readFileSync(args[args.indexOf("--mcp-config") + 1], "utf8"));
 const entry = config.mcpServers["observal-agents"];
 fs.readFileSync(0);
+const session = args[args.indexOf("--session-id") + 1];
 const answer = (text, error) => {
-  process.stdout.write(JSON.stringify({ type: "result", result: text, is_error: error, session_id: "s" }) + "\\n");
+  process.stdout.write(JSON.stringify({ type: "result", result: text, is_error: error, session_id: session }) + "\\n");
   process.exit(0);
 };
 if (plan === "block") setInterval(() => {}, 1000);
@@ -282,7 +284,12 @@ else setTimeout(() => answer("observal-agents did not answer", true), 60000).unr
     clientInfo: { name: "stand-in", version: "0" },
   });
   server.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\\n");
-  const done = await call("tools/call", plan);
+  const { awaitStarts, ...toolCall } = plan;
+  const done = await call("tools/call", toolCall);
+  // Until that many harnesses have started (the task it handed over is under way).
+  while (awaitStarts && fs.readFileSync(process.env.STARTS, "utf8").trim().split("\\n").length < awaitStarts) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   server.stdin.end();
   const text = (done.result?.content ?? []).map((c) => c.text).join("\\n");
   answer(text || JSON.stringify(done.error), !text);
