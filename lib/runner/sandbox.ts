@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 import {
+  hostOsRelease,
   hostPlatform,
   hostUid,
   join,
   nodeChildProcess,
-  nodeProcess,
   readText,
   realPath,
   statPath,
@@ -122,7 +122,7 @@ function linuxProbe(home: string, env: Env): SandboxProbe {
   let release = "";
   try {
     // Not /proc/sys/kernel/osrelease: under Deno only --allow-all may read /proc/sys.
-    release = nodeProcess().getBuiltinModule("node:os").release();
+    release = hostOsRelease();
   } catch { /* not allowed: the key just carries less */ }
   const key = JSON.stringify([real, st?.mode, release, hostUid()]);
   const cache = probeCachePath(home);
