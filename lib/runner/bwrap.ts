@@ -71,8 +71,10 @@ export function bwrapArgv(
     hidden.kind === "dir"
       ? out.push("--tmpfs", hidden.path)
       : out.push("--ro-bind", "/dev/null", hidden.path);
-  // OBSERVAL_HOME holds the copy and the task folder, mounted over its mask.
+  // OBSERVAL_HOME holds the copy and the task folder, mounted over its mask, and what the
+  // child must still read there.
   for (const hidden of policy.masked) mask(hidden);
+  for (const path of policy.shown) out.push("--ro-bind", path, path);
   for (const path of policy.writable) out.push("--bind", path, path);
   for (const hidden of policy.hidden) mask(hidden);
   out.push("--chdir", options.cwd, "--", ...argv);
@@ -81,7 +83,7 @@ export function bwrapArgv(
 
 /** The arguments of a probe that runs `true` under the same isolation as a real run. */
 export function bwrapProbeArgv(bwrap: string, root: boolean, truePath: string): string[] {
-  return bwrapArgv({ masked: [], writable: [], readable: [], hidden: [] }, [truePath], {
+  return bwrapArgv({ masked: [], shown: [], writable: [], readable: [], hidden: [] }, [truePath], {
     bwrap,
     cwd: "/",
     root,

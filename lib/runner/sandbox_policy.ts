@@ -10,7 +10,6 @@ import {
   join,
   lstatPath,
   makeDir,
-  nodeFs,
   realPath,
   realPathOrLexical,
 } from "../core/system/mod.ts";
@@ -102,6 +101,8 @@ export interface SandboxPolicy {
    * mounted, since the child's copy and task folder lie inside.
    */
   masked: HiddenPath[];
+  /** What the child must still read inside a masked place: shown again, read-only. */
+  shown: string[];
   /** Writable, in the order they must be mounted (a folder before anything inside it). */
   writable: string[];
   /** Read-only, re-exposed under the private temp folder where needed. */
@@ -206,7 +207,7 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
     .filter((r) => lstatPath(r) && !writable.some((w) => isWithin(r, w)));
   return {
     home,
-    masked: observalMasks(input.mounts.observalHome, [...reads, ...input.mounts.state]),
+    ...observalMasks(input.mounts.observalHome, home, [...reads, ...input.mounts.state]),
     writable,
     readable,
     hidden: input.mounts.hidden.filter((h) => !writable.some((w) => isWithin(w, h.path))),
@@ -214,34 +215,33 @@ export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
 }
 
 /**
- * How OBSERVAL_HOME is kept from the child: shown empty, or, when something the child
- * needs lies inside it (the parent's copy, whose objects a nested task's copy borrows; a
- * home or a program kept there), observal's own entries masked around it. The child
- * delegates through the broker outside (agents_broker.ts), so nothing there is its
- * business: other tasks' copies and results, the registry, the config's key.
+ * How OBSERVAL_HOME is kept from the child: masked whole, or, when it holds the user's own
+ * files (it is, or holds, the home; a repository the child reads holds it), each of
+ * observal's own entries. What the child must still read inside it
+ * (the parent's copy, whose objects a nested task's copy borrows; a program kept there) is
+ * shown again, read-only. The child delegates through the broker outside
+ * (agents_broker.ts), so nothing else there is its business: other tasks' copies and
+ * results, the registry, the config's key.
  */
-function observalMasks(observalHome: string, needed: readonly string[]): HiddenPath[] {
-  if (!lstatPath(observalHome)) return [];
-  // A folder that holds OBSERVAL_HOME (a repository at the home) needs none of it.
-  const inside = needed.filter((n) => isWithin(n, observalHome) && n !== observalHome);
-  if (!inside.length && !needed.includes(observalHome)) {
-    return [{ path: observalHome, kind: "dir" }];
-  }
-  // Only observal's own entries: whatever else the folder holds is the user's.
-  return OBSERVAL_STATE.flatMap((name) => masksAround(join(observalHome, name), inside, 0));
-}
-
-/** `path` masked, or, when it holds a needed path, each entry of it that holds none. */
-function masksAround(path: string, needed: readonly string[], depth: number): HiddenPath[] {
-  const st = lstatPath(path);
-  if (!st || needed.some((n) => isWithin(path, n))) return [];
-  const kind = st.isDirectory ? "dir" as const : "file" as const;
-  if (!needed.some((n) => isWithin(n, path)) || kind === "file") return [{ path, kind }];
-  // delegations/ws/<root> is as deep as a needed path lies.
-  if (depth >= 3) return [];
-  return nodeFs().readdirSync(path).flatMap((name) =>
-    masksAround(join(path, name), needed, depth + 1)
+function observalMasks(
+  observalHome: string,
+  home: string | undefined,
+  needed: readonly string[],
+): { masked: HiddenPath[]; shown: string[] } {
+  if (!lstatPath(observalHome)) return { masked: [], shown: [] };
+  const holdsTheUsers = (home !== undefined && isWithin(home, observalHome)) ||
+    needed.some((n) => isWithin(observalHome, n));
+  const masked: HiddenPath[] = holdsTheUsers
+    // Only observal's own entries: whatever else the folder holds is the user's.
+    ? OBSERVAL_STATE.map((name) => join(observalHome, name)).flatMap((path) => {
+      const st = lstatPath(path);
+      return st ? [{ path, kind: st.isDirectory ? "dir" as const : "file" as const }] : [];
+    })
+    : [{ path: observalHome, kind: "dir" }];
+  const shown = outermost(
+    needed.filter((n) => masked.some((m) => isWithin(n, m.path)) && lstatPath(n)),
   );
+  return { masked, shown };
 }
 
 /**

@@ -32,32 +32,33 @@ function quote(path: string): string {
  * ```
  */
 export function seatbeltProfile(policy: SandboxPolicy, tmp: string): string {
-  const writable = [...policy.writable, tmp].map((p) => `  (subpath ${quote(p)})`);
-  // Later rules win: OBSERVAL_HOME's masks come before the writable places inside it.
+  const writable = [...policy.writable, tmp].map((p) => `(subpath ${quote(p)})`);
+  const filters = (paths: readonly HiddenPath[]) =>
+    paths.map((h) => `(${h.kind === "dir" ? "subpath" : "literal"} ${quote(h.path)})`);
+  // Later rules win: OBSERVAL_HOME's masks come before what is shown or writable inside it.
   const lines = [
     "(version 1)",
     "(allow default)",
     "(deny file-write*)",
-    ...denied(policy.masked),
-    "(allow file-read* file-write*",
-    ...writable,
-    '  (literal "/dev/null")',
-    '  (literal "/dev/zero")',
-    '  (literal "/dev/dtracehelper")',
-    '  (regex #"^/dev/tty")',
-    '  (regex #"^/dev/fd/"))',
-    ...denied(policy.hidden),
+    ...rule("(deny file-read* file-write*", filters(policy.masked)),
+    ...rule("(allow file-read*", policy.shown.map((p) => `(subpath ${quote(p)})`)),
+    ...rule("(allow file-read* file-write*", [
+      ...writable,
+      '(literal "/dev/null")',
+      '(literal "/dev/zero")',
+      '(literal "/dev/dtracehelper")',
+      '(regex #"^/dev/tty")',
+      '(regex #"^/dev/fd/")',
+    ]),
+    ...rule("(deny file-read* file-write*", filters(policy.hidden)),
   ];
   return `${lines.join("\n")}\n`;
 }
 
-/** A rule that denies reading and writing `paths` (none when there are none). */
-function denied(paths: readonly HiddenPath[]): string[] {
-  if (!paths.length) return [];
-  const lines = ["(deny file-read* file-write*"];
-  for (const h of paths) {
-    lines.push(`  (${h.kind === "dir" ? "subpath" : "literal"} ${quote(h.path)})`);
-  }
+/** `head` with one filter a line, closed on the last; none when there are no filters. */
+function rule(head: string, filters: readonly string[]): string[] {
+  if (!filters.length) return [];
+  const lines = [head, ...filters.map((f) => `  ${f}`)];
   lines[lines.length - 1] += ")";
   return lines;
 }

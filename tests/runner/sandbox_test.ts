@@ -99,35 +99,31 @@ Deno.test("sandboxPolicy(): OBSERVAL_HOME is hidden but for the copy and task fo
       taskDir: tasks,
       mounts: { observalHome: observal, state: [], hidden: [] },
     };
-    // The caller's repository may hold OBSERVAL_HOME (a repository at the home).
-    const plain = sandboxPolicy({ ...input, readable: [join(h.root, "repo"), home] });
+    const plain = sandboxPolicy({ ...input, readable: [join(h.root, "repo")] });
     assert.deepEqual(plain.masked, [{ path: observal, kind: "dir" }]);
+    assert.deepEqual(plain.shown, []);
     assert.deepEqual(plain.writable.sort(), [ours, tasks].sort());
 
-    // A nested task's copy borrows its parent's objects: that copy stays readable, the
-    // rest of observal's state does not.
-    const nested = sandboxPolicy({ ...input, readable: [parentCopy] });
-    assert.deepEqual(
-      nested.masked.map((m) => `${m.kind} ${m.path}`).sort(),
-      [
-        `file ${config}`,
-        `file ${registry}`,
-        `dir ${join(observal, "delegations", "t1")}`,
-        `dir ${join(observal, "delegations", "t2")}`,
-        `dir ${other}`,
-        `dir ${ours}`,
-      ].sort(),
-    );
-    assert.ok(nested.readable.includes(home));
+    // A nested task's copy borrows its parent's objects: that copy is shown again,
+    // read-only, and nothing else of observal's.
+    const nested = sandboxPolicy({ ...input, readable: [parentCopy, join(parentCopy, "x")] });
+    assert.deepEqual(nested.masked, [{ path: observal, kind: "dir" }]);
+    assert.deepEqual(nested.shown, [parentCopy]);
+    assert.ok(!nested.shown.includes(other));
 
-    // OBSERVAL_HOME as the home itself: only observal's own entries are masked.
+    // OBSERVAL_HOME as the home itself, or inside a repository the child reads: only
+    // observal's own entries are masked, the user's files are not.
     writeFileSync(join(observal, ".gitconfig"), "[user]\n");
-    const asHome = sandboxPolicy({
-      ...input,
-      env: { HOME: observal },
-      readable: [observal],
-    });
-    assert.ok(asHome.masked.some((m) => m.path === config));
+    const own = [`dir ${join(observal, "delegations")}`, `file ${config}`, `file ${registry}`];
+    for (
+      const policy of [
+        sandboxPolicy({ ...input, env: { HOME: observal }, readable: [] }),
+        sandboxPolicy({ ...input, readable: [home] }),
+      ]
+    ) {
+      assert.deepEqual(policy.masked.map((m) => `${m.kind} ${m.path}`).sort(), own.sort());
+    }
+    const asHome = sandboxPolicy({ ...input, env: { HOME: observal }, readable: [] });
     assert.ok(!asHome.masked.some((m) => m.path === join(observal, ".gitconfig")));
     assert.ok(!asHome.masked.some((m) => m.path === observal));
   } finally {
@@ -139,6 +135,7 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
   const policy: SandboxPolicy = {
     home: "/tmp/t1/home",
     masked: [{ path: "/tmp/t1/home/.observal", kind: "dir" }],
+    shown: ["/tmp/t1/home/.observal/delegations/ws/w0/worktree"],
     writable: [
       "/tmp/t1/home/.codex",
       "/tmp/t1/home/.observal/delegations/t1",
@@ -163,7 +160,9 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
   // OBSERVAL_HOME is emptied first, then the copy and the task folder mounted inside it.
   const mask = at("--tmpfs", "/tmp/t1/home/.observal");
   assert.ok(at("--ro-bind", "/tmp/t1", "/tmp/t1") < mask);
-  for (const w of policy.writable) assert.ok(mask < at("--bind", w, w), w);
+  const shown = policy.shown[0];
+  assert.ok(mask < at("--ro-bind", shown, shown), "what the child reads there, shown after");
+  for (const w of policy.writable) assert.ok(at("--ro-bind", shown, shown) < at("--bind", w, w), w);
   assert.ok(
     at(
       "--bind",
@@ -183,6 +182,7 @@ Deno.test("bwrapArgv(): read-only root, private /tmp with what it needs shown ag
 Deno.test("seatbeltProfile(): denies writes but to the policy's places, and reads of masked paths", () => {
   const profile = seatbeltProfile({
     masked: [{ path: "/Users/me/.observal", kind: "dir" }],
+    shown: ["/Users/me/.observal/delegations/ws/w0/worktree"],
     writable: ["/Users/me/.observal/delegations/ws/w1", '/Users/a "quoted" path'],
     readable: [],
     hidden: [{ path: "/Users/me/.ssh", kind: "dir" }, { path: "/Users/me/.netrc", kind: "file" }],
@@ -190,7 +190,7 @@ Deno.test("seatbeltProfile(): denies writes but to the policy's places, and read
   // Later rules win: OBSERVAL_HOME is denied before the copy inside it is allowed again.
   assert.match(
     profile,
-    /^\(version 1\)\n\(allow default\)\n\(deny file-write\*\)\n\(deny file-read\* file-write\*\n {2}\(subpath "\/Users\/me\/\.observal"\)\)\n\(allow file-read\* file-write\*\n/,
+    /^\(version 1\)\n\(allow default\)\n\(deny file-write\*\)\n\(deny file-read\* file-write\*\n {2}\(subpath "\/Users\/me\/\.observal"\)\)\n\(allow file-read\*\n {2}\(subpath "\/Users\/me\/\.observal\/delegations\/ws\/w0\/worktree"\)\)\n\(allow file-read\* file-write\*\n/,
   );
   assert.match(profile, /\(subpath "\/Users\/me\/\.observal\/delegations\/ws\/w1"\)/);
   assert.match(profile, /\(subpath "\/Users\/a \\"quoted\\" path"\)/);
