@@ -39,9 +39,8 @@ export const logsCommand: Command = {
   },
   details: `TASK-ID is the task's id or its first characters (at least 4, enough to name one task).
 Shows the worker's log and, for a registry Agent's task, its harness's stdout and stderr and
-the log of the observal-agents servers it delegated through, from the task's folder. At most ${
-    MAX_TAIL_BYTES / 1024
-  } KiB of each log is read, from its end.
+the log of the observal-agents servers it delegated through, from the task's folder.
+At most ${MAX_TAIL_BYTES / 1024} KiB of each log is read, from its end.
 With --json: {"items": [...], "total": N}; each item has name (worker, stdout, stderr or agents),
 path, bytes (the file's size), lines and tail (the last lines), and whole (true when tail
 is the whole file).`,
