@@ -1,7 +1,9 @@
 /**
- * Workspaces, the roots door: where workspaces live, which folder is one, and removing
- * one. The delegation service and its reaper use it to clean up after settled tasks
- * without loading the code that makes copies and diffs them.
+ * Workspaces, the roots door: where workspaces live, which folder is one, removing one,
+ * and where the agent working in one reaches the broker outside its sandbox. The
+ * delegation service and its reaper use it to clean up after settled tasks, and the
+ * agent's observal-agents relay to find its way out, without loading the code that makes
+ * copies and diffs them.
  *
  * @example
  * ```ts ignore
