@@ -9,9 +9,15 @@ import type { HostStdin } from "../../lib/core/mod.ts";
 const KEY = "obs_0123456789abcdefghijklmnopqrstuv";
 
 function home() {
-  const dir = join(mkdtempSync(join(tmpdir(), "observal-config-")), "home");
+  const base = mkdtempSync(join(tmpdir(), "observal-config-"));
+  const dir = join(base, "home");
   const env = { OBSERVAL_HOME: dir, HOME: dir };
-  return { dir, env, file: join(dir, "config.json"), done: () => rmSync(dir, { recursive: true }) };
+  return {
+    dir,
+    env,
+    file: join(dir, "config.json"),
+    done: () => rmSync(base, { recursive: true }),
+  };
 }
 
 /** A piped stdin holding `text`. */
