@@ -6,13 +6,13 @@
  * inside the agent's workspace. Private to lib/workspace.
  * @module
  */
-import { copyFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ObservalError } from "../core/mod.ts";
 import { isWithin } from "../core/system/mod.ts";
 import { seedIndex } from "./_copy.ts";
 import type { CallerRepository } from "./_repository.ts";
-import { alternatesLine } from "./_alternates.ts";
+import { borrowObjects, copyGitFiles } from "./_git_dir.ts";
 
 /**
  * Refuses a repository that is not the agent's copy: a `.git` file, a `core.worktree` or
@@ -58,7 +58,7 @@ export function agentRepositoryView(
   dir: string,
   sha256: boolean,
 ): Record<string, string> {
-  mkdirSync(join(dir, "objects", "info"), { recursive: true, mode: 0o700 });
+  borrowObjects(dir, repo.commonDir);
   mkdirSync(join(dir, "refs"), { mode: 0o700 });
   writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
   writeFileSync(
@@ -67,17 +67,7 @@ export function agentRepositoryView(
       ? "[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectformat = sha256\n"
       : "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
   );
-  writeFileSync(
-    join(dir, "objects", "info", "alternates"),
-    `${alternatesLine(`${repo.commonDir}/objects`)}\n`,
-  );
-  for (const name of ["packed-refs", "shallow"]) {
-    try {
-      copyFileSync(join(repo.commonDir, name), join(dir, name));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-  }
+  copyGitFiles(repo.commonDir, dir, ["packed-refs", "shallow"]);
   // With its time, so that git still sees which entries it must look at again.
   seedIndex(join(repo.commonDir, "index"), join(dir, "index"));
   return { GIT_DIR: dir, GIT_WORK_TREE: repo.top, GIT_INDEX_FILE: join(dir, "index") };

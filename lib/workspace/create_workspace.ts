@@ -4,7 +4,7 @@
  * work laid on top. Nothing in the caller's repository is written.
  * @module
  */
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { ObservalError, toObservalError } from "../core/mod.ts";
@@ -20,7 +20,7 @@ import {
   text,
 } from "./_git.ts";
 import { agentRepositoryView, assertInsideWorkspace } from "./_agent_caller.ts";
-import { alternatesLine } from "./_alternates.ts";
+import { borrowObjects, copyGitFiles } from "./_git_dir.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
 import { type CallerRepository, findRepository } from "./_repository.ts";
 import { copySettings, readCallerConfig } from "./_settings.ts";
@@ -215,9 +215,7 @@ async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
         ],
         { cwd: root, settings, signal },
       );
-      const objects = join(worktree, ".git", "objects", "info");
-      mkdirSync(objects, { recursive: true });
-      writeFileSync(join(objects, "alternates"), `${alternatesLine(`${commonDir}/objects`)}\n`);
+      borrowObjects(join(worktree, ".git"), commonDir);
       const packed = await refs;
       if (typeof packed === "string" && packed) {
         writeFileSync(join(worktree, ".git", "packed-refs"), packed);
@@ -354,13 +352,7 @@ function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
 function copyInfoFiles(commonDir: string, worktree: string): void {
   const gitDir = join(worktree, ".git");
   mkdirSync(join(gitDir, "info"), { recursive: true });
-  for (const name of ["info/exclude", "info/attributes", "shallow"]) {
-    try {
-      copyFileSync(join(commonDir, name), join(gitDir, name));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-  }
+  copyGitFiles(commonDir, gitDir, ["info/exclude", "info/attributes", "shallow"]);
 }
 
 /**
