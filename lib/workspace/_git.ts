@@ -3,9 +3,8 @@
  * hooks and fsmonitor off, a time limit and bounded output. Private to lib/workspace.
  * @module
  */
-import { spawn } from "node:child_process";
 import { concatBytes, ObservalError, toObservalError } from "../core/mod.ts";
-import { hostPlatform } from "../core/system/mod.ts";
+import { hostPlatform, startPipedProgram } from "../core/system/mod.ts";
 import type { GitSettings } from "./types.ts";
 
 /** Default limit for one git call. */
@@ -120,16 +119,6 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
       reject(cancelled(sub, signal.reason));
       return;
     }
-    // On POSIX systems git runs in a session of its own: a Ctrl-C at the terminal of a
-    // command that runs a task itself stops the command's wait, never the git working
-    // for the task.
-    const child = spawn("git", argv, {
-      cwd: options.cwd,
-      env: { ...options.settings.env, ...options.env },
-      detached: hostPlatform() !== "win32",
-      stdio: ["pipe", "pipe", "pipe"],
-      windowsHide: true,
-    });
     const out: Uint8Array[] = [];
     let outBytes = 0;
     const err: Uint8Array[] = [];
@@ -137,8 +126,44 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     let failure: ObservalError | undefined;
     const stop = (e: ObservalError) => {
       failure ??= e;
-      child.kill("SIGKILL");
+      git.kill();
     };
+    // On POSIX systems git runs in a session of its own: a Ctrl-C at the terminal of a
+    // command that runs a task itself stops the command's wait, never the git working
+    // for the task.
+    const git = startPipedProgram("git", argv, {
+      cwd: options.cwd,
+      env: { ...options.settings.env, ...options.env },
+      detached: hostPlatform() !== "win32",
+      input: options.input,
+      onStdout: (chunk) => {
+        if (failure) return;
+        if (options.onStdout) {
+          try {
+            options.onStdout(chunk);
+          } catch (e) {
+            stop(toObservalError(e));
+          }
+          return;
+        }
+        outBytes += chunk.byteLength;
+        if (outBytes > cap) {
+          stop(
+            options.tooLarge?.(cap) ??
+              new ObservalError(
+                "RESOURCE_EXHAUSTED",
+                `git ${sub} printed more than the ${formatBytes(cap)} cap`,
+              ),
+          );
+          return;
+        }
+        out.push(chunk);
+      },
+      onStderr: (chunk) => {
+        if (errBytes < STDERR_KEEP_BYTES) err.push(chunk);
+        errBytes += chunk.byteLength;
+      },
+    });
     const timer = setTimeout(
       () =>
         stop(
@@ -152,78 +177,35 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     );
     const onAbort = () => stop(cancelled(sub, signal?.reason));
     signal?.addEventListener("abort", onAbort, { once: true });
-
-    child.stdout.on("data", (chunk: Uint8Array) => {
-      if (failure) return;
-      if (options.onStdout) {
-        try {
-          options.onStdout(chunk);
-        } catch (e) {
-          stop(toObservalError(e));
+    git.ended.then(
+      ({ code, signal: sig }) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (failure) return reject(failure);
+        const stderr = new TextDecoder().decode(concatBytes(err));
+        if (code === null || !okCodes.includes(code)) {
+          const why = stderr.trim().slice(0, STDERR_QUOTE_CHARS) ||
+            (code === null ? `killed by ${sig}` : `exit code ${code}`);
+          return reject(
+            new ObservalError("INTERNAL", `git ${sub} failed: ${why}`, {
+              remediation: "Check the repository with `git status`, then try again",
+            }),
+          );
         }
-        return;
-      }
-      outBytes += chunk.byteLength;
-      if (outBytes > cap) {
-        stop(
-          options.tooLarge?.(cap) ??
-            new ObservalError(
-              "RESOURCE_EXHAUSTED",
-              `git ${sub} printed more than the ${formatBytes(cap)} cap`,
-            ),
+        resolve({ code, stdout: concatBytes(out), stderr });
+      },
+      (e) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        reject(
+          failure ?? new ObservalError(
+            "UNAVAILABLE",
+            `git ${sub} could not be started: ${e instanceof Error ? e.message : e}`,
+            { remediation: "Check that git is installed and on PATH", cause: e },
+          ),
         );
-        return;
-      }
-      out.push(chunk);
-    });
-    child.stderr.on("data", (chunk: Uint8Array) => {
-      if (errBytes < STDERR_KEEP_BYTES) err.push(chunk);
-      errBytes += chunk.byteLength;
-    });
-    // git may exit before reading all of stdin (e.g. `apply` refusing early).
-    child.stdin.on("error", () => {});
-    let settled = false;
-    const finish = (code: number | null, sig: NodeJS.Signals | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      const stderr = new TextDecoder().decode(concatBytes(err));
-      if (failure) return reject(failure);
-      if (code === null || !okCodes.includes(code)) {
-        const why = stderr.trim().slice(0, STDERR_QUOTE_CHARS) ||
-          (code === null ? `killed by ${sig}` : `exit code ${code}`);
-        return reject(
-          new ObservalError("INTERNAL", `git ${sub} failed: ${why}`, {
-            remediation: "Check the repository with `git status`, then try again",
-          }),
-        );
-      }
-      resolve({ code, stdout: concatBytes(out), stderr });
-    };
-    // Normally wait for "close" (all output read). Once we killed git, "exit" is enough: a
-    // process git started (a filter, a hook) may still hold the pipes open.
-    child.on("exit", (code, sig) => {
-      if (!failure) return;
-      child.stdout.destroy();
-      child.stderr.destroy();
-      finish(code, sig);
-    });
-    child.on("close", finish);
-    child.on("error", (e) => {
-      // Spawning failed: there is no process, so neither "exit" nor always "close" follows.
-      failure ??= new ObservalError(
-        "UNAVAILABLE",
-        `git ${sub} could not be started: ${e.message}`,
-        {
-          remediation: "Check that git is installed and on PATH",
-          cause: e,
-        },
-      );
-      finish(null, null);
-    });
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
+      },
+    );
   });
 }
 

@@ -7,3 +7,4 @@
  */
 export * from "../host.ts";
 export * from "../paths.ts";
+export * from "../piped_program.ts";
