@@ -71,22 +71,25 @@ function stdioEntries(value: unknown): Record<string, StdioMcpEntry> {
   return parsed.success ? parsed.data : {};
 }
 
+/** The agent's configuration as fetched for the copy, not yet written. */
+export interface FetchedAgent extends Omit<InstalledAgent, "written"> {
+  snippet: ConfigSnippet;
+}
+
 /**
- * Installs the agent's configuration for `harness` into the workspace, exactly as approved
- * (the digest the task pinned), with the same writer as `observal agent pull`.
+ * Fetches the agent's configuration for `harness` exactly as approved (the digest the task
+ * pinned), with its observal-agents server pointing at this observal. It needs no copy:
+ * a run fetches it while the copy is made.
  *
  * @param agentsSocket the run's broker socket, which the agent's observal-agents entry names
- * @returns the agent's local name, display name, instructions and version, its MCP servers
- *   as the install rendered them, and the absolute paths the install wrote
  * @throws {ObservalError} FAILED_PRECONDITION when the definition changed since approval
  */
-export async function installAgent(
+export async function fetchAgent(
   deps: InstallDeps,
   task: Task,
   harness: HarnessKey,
-  ws: Workspace,
   agentsSocket?: string,
-): Promise<InstalledAgent> {
+): Promise<FetchedAgent> {
   const meta = task.metadata.observal;
   const registry = deps.registry();
   const agentId = meta.agentId!;
@@ -116,6 +119,26 @@ export async function installAgent(
     command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
     env,
   });
+  return {
+    name,
+    displayName: detail.name,
+    instructions: detail.prompt ?? "",
+    version: install.version,
+    servers: snippetServers(snippet, harness),
+    snippet,
+  };
+}
+
+/**
+ * Writes a fetched agent into the workspace, with the same writer as `observal agent pull`.
+ * @returns the agent as installed, with the absolute paths the install wrote
+ */
+export async function writeAgent(
+  deps: InstallDeps,
+  fetched: FetchedAgent,
+  ws: Workspace,
+): Promise<InstalledAgent> {
+  const { snippet, ...agent } = fetched;
   const written = await writeSnippet(snippet, {
     targetDir: ws.path,
     scope: "project",
@@ -124,13 +147,6 @@ export async function installAgent(
     // The copy is removed after the run.
     flush: false,
   });
-  return {
-    name,
-    displayName: detail.name,
-    instructions: detail.prompt ?? "",
-    version: install.version,
-    servers: snippetServers(snippet, harness),
-    // Absolute paths: the workspace decides what lies in its tree.
-    written: written.files.map((f) => f.path),
-  };
+  // Absolute paths: the workspace decides what lies in its tree.
+  return { ...agent, written: written.files.map((f) => f.path) };
 }

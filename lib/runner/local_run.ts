@@ -34,7 +34,7 @@ import {
 import { agentsSocketPath } from "../workspace/roots/mod.ts";
 import { childBroker } from "./agents_broker.ts";
 import { childEnv } from "./child_env.ts";
-import { installAgent, type InstalledAgent } from "./install_agent.ts";
+import { fetchAgent, type FetchedAgent, type InstalledAgent, writeAgent } from "./install_agent.ts";
 import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { agentMessage, markChanged, namingLog, readNewSessionBrief, settle } from "./task_ops.ts";
@@ -82,6 +82,7 @@ async function execute(
   deps: LocalRunDeps,
   task: Task,
   ws: Workspace,
+  fetched: Promise<FetchedAgent>,
   handover?: AbortSignal,
 ): Promise<Outcome | "handed over" | "not started"> {
   const { ctx, store } = deps;
@@ -99,7 +100,7 @@ async function execute(
     };
   }
 
-  const agent = await installAgent(deps, task, harness, ws, agentsSocketPath(store.taskDir(id)));
+  const agent = await writeAgent(deps, await fetched, ws);
   observal(deps, id, { agentName: agent.displayName, version: agent.version });
   const baseline = await markBaseline(ws, agent.written);
   if (handover?.aborted) return "not started";
@@ -282,20 +283,29 @@ export async function runLocal(
   }
   if (handover?.aborted) return store.require(id);
   working(deps, id, "Preparing a copy of the repository.");
+  const copying = createWorkspace({
+    home: ctx.home,
+    cwd: task.metadata.observal.cwd,
+    env: ctx.env,
+    // Recorded at once: a runner that dies mid-copy, or before it records its child,
+    // leaves a copy (and whatever was started in it) its reaper can find.
+    onRoot: (root) =>
+      observal(deps, id, {
+        workspaceRoot: root,
+        runnerStartTime: processIdentity(hostPid())?.startTime,
+      }),
+  });
+  // Fetched while git makes the copy, which leaves this process waiting.
+  const fetched = fetchAgent(
+    deps,
+    task,
+    normalizeHarness(task.metadata.observal.harness ?? ""),
+    agentsSocketPath(store.taskDir(id)),
+  );
+  fetched.catch(() => {}); // awaited once the copy exists
   let ws: Workspace;
   try {
-    ws = await createWorkspace({
-      home: ctx.home,
-      cwd: task.metadata.observal.cwd,
-      env: ctx.env,
-      // Recorded at once: a runner that dies mid-copy, or before it records its child,
-      // leaves a copy (and whatever was started in it) its reaper can find.
-      onRoot: (root) =>
-        observal(deps, id, {
-          workspaceRoot: root,
-          runnerStartTime: processIdentity(hostPid())?.startTime,
-        }),
-    });
+    ws = await copying;
   } catch (err) {
     // A task whose caller ended meanwhile may have lost the copy it was copying from.
     if (store.cancelRequested(id)) {
@@ -321,7 +331,7 @@ export async function runLocal(
   let outcome: Outcome | "handed over" | "not started";
   let left: string[] = [];
   try {
-    outcome = await execute(deps, store.require(id), ws, handover);
+    outcome = await execute(deps, store.require(id), ws, fetched, handover);
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     // Canceled meanwhile, the run may have failed for that (the copy it copied is gone).
