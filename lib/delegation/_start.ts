@@ -141,12 +141,12 @@ export async function startTask(
       );
     }
     const supported = entry["obs:supportedHarnesses"] ?? [];
-    const { chooseHarness, harnessOptions } = await import("../runner/runnable/mod.ts");
+    const { chooseHarness, harnessProbe } = await import("../runner/runnable/mod.ts");
     const choice = chooseHarness({
       supported,
       preferred: caller.harness,
       required: options.harness,
-      options: harnessOptions(ctx.env, ctx.cwd),
+      probe: harnessProbe(ctx.env, ctx.cwd),
       agentName: name,
     });
     const { chooseTaskSandbox } = await import("../runner/sandbox/mod.ts");

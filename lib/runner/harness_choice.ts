@@ -39,7 +39,24 @@ export interface HarnessOption {
  * the PATH of `env`; Pi must also already trust `cwd`.
  */
 export function harnessOptions(env: Env, cwd: string): HarnessOption[] {
-  return headlessHarnesses().map((key) => harnessOption(key, env, cwd));
+  return headlessHarnesses().map(harnessProbe(env, cwd));
+}
+
+/** Probes harnesses one at a time, each once: see {@linkcode harnessOption}. */
+export type HarnessProbe = (key: HarnessKey) => HarnessOption;
+
+/**
+ * A {@linkcode HarnessProbe} for `env` and `cwd` that remembers its answers. A choice
+ * probes only what it needs: each probe looks the program up in every PATH folder, about a
+ * millisecond for a harness that is not installed, and there are nine.
+ */
+export function harnessProbe(env: Env, cwd: string): HarnessProbe {
+  const seen = new Map<HarnessKey, HarnessOption>();
+  return (key) => {
+    let option = seen.get(key);
+    if (!option) seen.set(key, option = harnessOption(key, env, cwd));
+    return option;
+  };
 }
 
 /** One headless harness and whether it can run here (see {@linkcode harnessOptions}). */
@@ -72,7 +89,8 @@ export interface HarnessChoiceInput {
   preferred?: string;
   /** `--harness`: this one or a refusal. */
   required?: string;
-  options: readonly HarnessOption[];
+  /** Whether a harness can run here; asked only about the harnesses the choice needs. */
+  probe: HarnessProbe;
   /** Names the agent in messages. */
   agentName: string;
 }
@@ -97,16 +115,16 @@ function installAdvice(options: readonly HarnessOption[], among?: readonly strin
 export function chooseHarness(
   input: HarnessChoiceInput,
 ): { key: HarnessKey; binary: string; trustDir?: string } {
-  const { options, agentName } = input;
+  const { probe, agentName } = input;
   const supported = input.supported.filter((s) => s.trim() !== "");
   const supports = (key: string) => supported.length === 0 || supported.includes(key);
-  const usable = options.filter((o) => o.binary);
-  const usableNames = usable.map((o) => o.key).join(", ");
+  // Every harness, for a refusal's advice only.
+  const all = () => headlessHarnesses().map(probe);
+  const usableNames = () => all().filter((o) => o.binary).map((o) => o.key).join(", ");
 
   if (input.required) {
     const key = normalizeHarness(input.required);
     headlessAdapter(key); // Goose and VS Code Copilot are refused here, with their reason.
-    const option = options.find((o) => o.key === key)!;
     if (!supports(key)) {
       throw new ObservalError(
         "FAILED_PRECONDITION",
@@ -114,14 +132,16 @@ export function chooseHarness(
         { remediation: `Choose one of its harnesses with --harness`, resource: key },
       );
     }
+    const option = probe(key);
     if (!option.binary) {
+      const others = usableNames();
       throw new ObservalError(
         "FAILED_PRECONDITION",
         `${option.name} cannot run an agent headless on this machine: ${option.unavailable}`,
         {
           remediation: [
             option.fix ?? `Install ${option.name} (${option.program})`,
-            usableNames ? `or use one that can run here: ${usableNames}` : undefined,
+            others ? `or use one that can run here: ${others}` : undefined,
           ].filter(Boolean).join(", "),
           resource: key,
         },
@@ -130,23 +150,28 @@ export function chooseHarness(
     return { key, binary: option.binary, trustDir: option.trustDir };
   }
 
+  const keys = headlessHarnesses();
   const order = [
-    ...usable.filter((o) => o.key === input.preferred),
-    ...usable.filter((o) => o.key !== input.preferred),
+    ...keys.filter((k) => k === input.preferred),
+    ...keys.filter((k) => k !== input.preferred),
   ];
-  const chosen = order.find((o) => supports(o.key));
-  if (chosen) return { key: chosen.key, binary: chosen.binary!, trustDir: chosen.trustDir };
-  if (usable.length === 0) {
+  for (const key of order) {
+    if (!supports(key)) continue;
+    const option = probe(key);
+    if (option.binary) return { key, binary: option.binary, trustDir: option.trustDir };
+  }
+  const usable = usableNames();
+  if (!usable) {
     throw new ObservalError(
       "FAILED_PRECONDITION",
       "No harness on this machine can run an agent headless",
-      { remediation: installAdvice(options, supported) },
+      { remediation: installAdvice(all(), supported) },
     );
   }
   throw new ObservalError(
     "FAILED_PRECONDITION",
-    `${agentName} supports ${supported.join(", ")}, but only ${usableNames} can run headless here`,
-    { remediation: installAdvice(options, supported) },
+    `${agentName} supports ${supported.join(", ")}, but only ${usable} can run headless here`,
+    { remediation: installAdvice(all(), supported) },
   );
 }
 

@@ -7,6 +7,7 @@ import {
   chooseHarness,
   type HarnessOption,
   harnessOptions,
+  harnessProbe,
   runnableHere,
 } from "../../lib/runner/runnable/mod.ts";
 
@@ -59,8 +60,8 @@ Deno.test("harnessOptions() says which binaries are missing, and that Pi needs t
 Deno.test("chooseHarness() prefers the caller's harness, then the first usable one", () => {
   const m = machine(["claude", "codex", "opencode"]);
   try {
-    const options = harnessOptions(m.env, m.repo);
-    const base = { supported: [], options, agentName: "reviewer" };
+    const probe = harnessProbe(m.env, m.repo);
+    const base = { supported: [], probe, agentName: "reviewer" };
     assert.equal(chooseHarness({ ...base, preferred: "opencode" }).key, "opencode");
     assert.equal(chooseHarness(base).key, "claude-code");
     assert.equal(chooseHarness({ ...base, supported: ["pi", "codex"] }).key, "codex");
@@ -77,8 +78,8 @@ Deno.test("chooseHarness() prefers the caller's harness, then the first usable o
 Deno.test("chooseHarness() with --harness uses it or refuses, never substitutes", () => {
   const m = machine(["claude"]);
   try {
-    const options = harnessOptions(m.env, m.repo);
-    const base = { supported: ["claude-code", "codex"], options, agentName: "reviewer" };
+    const probe = harnessProbe(m.env, m.repo);
+    const base = { supported: ["claude-code", "codex"], probe, agentName: "reviewer" };
     assert.equal(chooseHarness({ ...base, required: "claude_code" }).key, "claude-code");
     const missing = refusal(() => chooseHarness({ ...base, required: "codex" }));
     assert.match(missing.message, /Codex cannot run an agent headless on this machine/);
@@ -101,7 +102,7 @@ Deno.test("chooseHarness() names what to install when nothing here can run the a
     const a = refusal(() =>
       chooseHarness({
         supported: [],
-        options: harnessOptions(none.env, none.repo),
+        probe: harnessProbe(none.env, none.repo),
         agentName: "reviewer",
       })
     );
@@ -110,7 +111,7 @@ Deno.test("chooseHarness() names what to install when nothing here can run the a
     const b = refusal(() =>
       chooseHarness({
         supported: ["claude-code", "pi"],
-        options: harnessOptions(some.env, some.repo),
+        probe: harnessProbe(some.env, some.repo),
         agentName: "reviewer",
       })
     );
@@ -125,20 +126,21 @@ Deno.test("chooseHarness() names what to install when nothing here can run the a
 Deno.test("chooseHarness() tells how to make Pi trust the repository, not to install Pi", () => {
   const m = machine(["pi", "claude"]);
   try {
+    const probe = harnessProbe(m.env, m.repo);
     const options = harnessOptions(m.env, m.repo);
     const pi = options.find((o) => o.key === "pi")!;
     assert.equal(pi.binary, undefined);
     const trustFile = join(m.root, ".pi", "agent", "trust.json");
     const entry = `"${m.repo}": true`;
     const strict = refusal(() =>
-      chooseHarness({ supported: [], required: "pi", options, agentName: "reviewer" })
+      chooseHarness({ supported: [], required: "pi", probe, agentName: "reviewer" })
     );
     assert.match(strict.message, new RegExp(`Pi does not trust ${m.repo}`));
     assert.ok(strict.remediation!.includes(`add ${entry} to ${trustFile}`), strict.remediation);
     assert.match(strict.remediation!, /or use one that can run here: claude-code$/);
     assert.doesNotMatch(strict.remediation!, /Install/);
     const only = refusal(() =>
-      chooseHarness({ supported: ["pi", "codex"], options, agentName: "reviewer" })
+      chooseHarness({ supported: ["pi", "codex"], probe, agentName: "reviewer" })
     );
     assert.ok(only.remediation!.startsWith("Install one of: Codex (codex); or if you trust"));
     assert.ok(only.remediation!.includes(`add ${entry} to ${trustFile}`), only.remediation);
@@ -162,4 +164,28 @@ Deno.test("runnableHere() marks agents by the harnesses installed here", () => {
     runnable: false,
     missing: "none of its harnesses can run headless",
   });
+});
+
+Deno.test("chooseHarness() probes only the harnesses its choice needs", () => {
+  const m = machine(["claude", "codex"]);
+  try {
+    const asked: string[] = [];
+    const real = harnessProbe(m.env, m.repo);
+    const probe = (key: Parameters<typeof real>[0]) => (asked.push(key), real(key));
+    const base = { supported: [], probe, agentName: "reviewer" };
+    assert.equal(chooseHarness({ ...base, required: "codex" }).key, "codex");
+    assert.deepEqual(asked, ["codex"]);
+    asked.length = 0;
+    assert.equal(chooseHarness({ ...base, preferred: "codex" }).key, "codex");
+    assert.deepEqual(asked, ["codex"]);
+    asked.length = 0;
+    // Claude Code is the first headless harness: the choice stops at it.
+    assert.equal(
+      chooseHarness({ ...base, supported: ["opencode", "claude-code"] }).key,
+      "claude-code",
+    );
+    assert.deepEqual(asked, ["claude-code"]);
+  } finally {
+    m.close();
+  }
 });
