@@ -1,13 +1,62 @@
 /**
  * What the local-run benches share: the `--runs` flag, the stand-in harness, a timed
- * `delegate run` and medians.
+ * `delegate run` through each way observal is installed, and medians.
  * @module
  */
 import process from "node:process";
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { LocalPlayground } from "../tests/support/local_delegation.ts";
 import { MAIN } from "../tests/support/process.ts";
+import { PROJECT_NODE } from "../tests/packaging/_node_versions.ts";
+
+/** How observal is started: the command line before its own arguments. */
+export interface Launcher {
+  name: string;
+  argv: string[];
+}
+
+/** From source, as `deno run -A main.ts`. */
+export const SOURCE: Launcher = { name: "source", argv: [Deno.execPath(), "run", "-A", MAIN] };
+
+/**
+ * The other ways observal is installed, built into the repository's tmp/ (Node finds the
+ * npm package's dependencies in node_modules from there, as after an install):
+ *
+ * - binary: the bundle `compile.sh` embeds, run by `deno run` with the permissions the
+ *   binary is compiled with (a binary cannot be compiled here: its runtime is downloaded);
+ * - npm: the package `scripts/build_npm.ts` builds, run by the project's Node 24.
+ */
+export function installWays(): { launchers: Launcher[]; remove(): void } {
+  const root = join(import.meta.dirname!, "..");
+  const dir = mkdtempSync(join(root, "tmp", "bench-ways-"));
+  try {
+    const bundle = join(dir, "bundle");
+    execFileSync("bash", ["compile.sh", "--bundle", bundle], { cwd: root, stdio: "pipe" });
+    const perms = readFileSync(join(root, "compile.sh"), "utf8").match(/^PERMS=\((.*)\)$/m)![1]
+      .split(/\s+/).filter(Boolean);
+    const npm = join(dir, "npm");
+    execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", npm], {
+      cwd: root,
+      stdio: "pipe",
+    });
+    return {
+      launchers: [
+        {
+          name: "binary",
+          argv: [Deno.execPath(), "run", "--no-config", ...perms, join(bundle, "observal.mjs")],
+        },
+        { name: "npm", argv: [PROJECT_NODE, join(npm, "bin", "observal.mjs")] },
+      ],
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
 
 /** Rounds to run: `--runs N`, 9 by default. */
 export function runsFlag(): number {
@@ -34,12 +83,15 @@ export function median(xs: number[]): number {
  * Milliseconds of one `observal delegate run` of the playground's Agent through the
  * stand-in harness, from process start to exit, as a person runs it from the repository.
  */
-export function timedDelegateRun(pg: LocalPlayground, sandbox: "on" | "off"): number {
+export function timedDelegateRun(
+  pg: LocalPlayground,
+  sandbox: "on" | "off",
+  launcher: Launcher = SOURCE,
+): number {
+  const [program, ...pre] = launcher.argv;
   const t = performance.now();
-  const r = spawnSync(Deno.execPath(), [
-    "run",
-    "-A",
-    MAIN,
+  const r = spawnSync(program, [
+    ...pre,
     "delegate",
     "run",
     pg.identifier,
@@ -52,6 +104,8 @@ export function timedDelegateRun(pg: LocalPlayground, sandbox: "on" | "off"): nu
     "Edit it.",
   ], { cwd: pg.repo, env: pg.env as Record<string, string>, encoding: "utf8" });
   const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`delegate run --sandbox ${sandbox}: ${r.stdout}${r.stderr}`);
+  if (r.status !== 0) {
+    throw new Error(`${launcher.name}: delegate run --sandbox ${sandbox}: ${r.stdout}${r.stderr}`);
+  }
   return ms;
 }
