@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Task } from "../a2a/mod.ts";
+import { isInterrupted, type Task } from "../a2a/mod.ts";
 import { isoSeconds, ObservalError } from "../core/mod.ts";
 import {
   forksSession,
@@ -341,7 +341,7 @@ export async function runLocal(
   } finally {
     // A child handed over still works in the copy.
     if (outcome! !== "handed over") {
-      left = cancelLeftRunning(store, id);
+      left = await cancelLeft(deps, id);
       removeWorkspace(ws.root, ctx.home);
     }
   }
@@ -350,12 +350,27 @@ export async function runLocal(
 }
 
 /**
- * Asks the tasks the agent delegated and left running to stop, before its copy goes:
- * they work on copies of it, and nobody is left to take their results. Their ids.
+ * Ends the tasks the agent delegated and left unsettled, before its copy goes: nobody is
+ * left to take their results or answer their questions, and running ones work on copies of
+ * it. A running task's worker stops it; a task waiting for input has none, so its remote
+ * agent is told here (at most a few seconds, all at once). Their ids.
  */
-function cancelLeftRunning(store: LocalRunDeps["store"], id: string): string[] {
-  const left = store.runningChildren(id);
-  for (const child of left) store.requestCancel(child);
+async function cancelLeft(deps: LocalRunDeps, id: string): Promise<string[]> {
+  const { store } = deps;
+  const left = store.unsettledChildren(id);
+  const waiting = left.map((child) => store.requestCancel(child))
+    .filter((task) => isInterrupted(task.status.state));
+  if (waiting.length) {
+    // The A2A client loads only when a remote agent must be told.
+    const { cancelRemote } = await import("./remote/mod.ts");
+    await Promise.all(
+      waiting.map((task) =>
+        cancelRemote(deps, task).catch((err) =>
+          deps.ctx.io.stderr.write(`could not cancel task ${task.id}: ${errorText(err)}\n`)
+        )
+      ),
+    );
+  }
   return left;
 }
 
@@ -367,13 +382,13 @@ async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
   try {
     const adopted = await adoptedOutcome(deps, id);
     if (!adopted) throw new Error("the handover record could not be read");
-    left = cancelLeftRunning(store, id);
+    left = await cancelLeft(deps, id);
     removeWorkspace(adopted.ws.root, ctx.home);
     outcome = adopted.outcome;
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);
     outcome = { state: "TASK_STATE_FAILED", text: errorText(err) };
-    left = cancelLeftRunning(store, id);
+    left = await cancelLeft(deps, id);
     // The child the run recorded is stopped if it is provably ours, and its copy removed.
     reapTask(store, store.require(id), ctx.home);
   }
@@ -382,13 +397,13 @@ async function followHandedOver(deps: LocalRunDeps, id: string): Promise<Task> {
 
 /**
  * Settles the task with the run's outcome; last, so whoever sees it finds the copy gone.
- * `left`: the tasks the agent delegated that were still running, now asked to stop.
+ * `left`: the tasks the agent delegated that had not ended, now canceled or asked to stop.
  */
 function finish(deps: LocalRunDeps, id: string, outcome: Outcome, left: string[]): Task {
   const { ctx, store } = deps;
   if (left.length) {
     const text = `${outcome.text.replace(/\s*$/, "")}\n\n${left.length} task(s) the agent ` +
-      `delegated were still running and were canceled: ${left.join(", ")}.`;
+      `delegated were still running or waiting for input and were canceled: ${left.join(", ")}.`;
     outcome = { ...outcome, text };
   }
   const log = outcome.state === "TASK_STATE_FAILED"

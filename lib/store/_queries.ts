@@ -28,8 +28,8 @@ export const SELECT_ID_PREFIX =
   "SELECT id, doc FROM tasks WHERE id >= ? AND id < ? ORDER BY id LIMIT ?";
 export const COUNT_CHILDREN = "SELECT count(*) AS n FROM tasks WHERE parent_task_id = ?";
 /** A parent's tasks that a worker still owns (along the parent's index). */
-export const SELECT_RUNNING_CHILDREN =
-  "SELECT id FROM tasks WHERE parent_task_id = ? AND +state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')";
+export const SELECT_UNSETTLED_CHILDREN =
+  "SELECT id FROM tasks WHERE parent_task_id = ? AND +state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED')";
 // rowid breaks ties in favour of the task inserted last, and is part of every index.
 export const FIND_BY_CHILD_SESSION =
   "SELECT id, doc FROM tasks WHERE child_session_id = ? ORDER BY rowid DESC LIMIT 1";

@@ -517,11 +517,14 @@ export class TaskStore {
     return rows.map((r) => parseStoredTask(r.id, r.doc));
   }
 
-  /** The ids of the tasks started with this parent that a worker still owns. */
-  runningChildren(parentTaskId: string): string[] {
+  /**
+   * The ids of the tasks started with this parent that have not ended: running (a worker
+   * owns them) or waiting for their caller's input.
+   */
+  unsettledChildren(parentTaskId: string): string[] {
     if (!isTaskId(parentTaskId)) return [];
     const rows = this.#guard(() =>
-      this.#db.prepare(Q.SELECT_RUNNING_CHILDREN).all(parentTaskId)
+      this.#db.prepare(Q.SELECT_UNSETTLED_CHILDREN).all(parentTaskId)
     ) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }

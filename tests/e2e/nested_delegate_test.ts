@@ -194,7 +194,10 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
     const result = outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
     assert.match(result, /state: TASK_STATE_(WORKING|SUBMITTED)/, result);
     const message = outer.status.message?.parts[0].text ?? "";
-    assert.match(message, /1 task\(s\) the agent delegated were still running and were canceled/);
+    assert.match(
+      message,
+      /1 task\(s\) the agent delegated were still running or waiting for input and were canceled/,
+    );
 
     const store = openTaskStore({ home: pg.home, clock: systemClock });
     let inner: Task;
@@ -222,5 +225,65 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
     );
   } finally {
     await pg.close();
+  }
+});
+
+Deno.test("a remote task the agent left waiting for input is canceled when its run ends, and the remote agent told", async () => {
+  const remote = await startV1Agent({ name: "Asking Agent", behaviour: "input" });
+  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "on" } });
+  try {
+    pg.program("claude", MCP_CALLING_CLAUDE);
+    mkdirSync(join(pg.root, ".claude"), { recursive: true });
+    const admin = openRegistryClient(createContext({ env: pg.env, cwd: pg.repo }));
+    let remoteId: string;
+    try {
+      await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
+      const card = await admin.submitCard({ cardUrl: remote.cardUrl, visibility: "public" });
+      remoteId = String(card.identifier);
+      await admin.reviewImport(remoteId, {
+        action: "approve",
+        digest: String(card["obs:artifactDigest"]),
+      });
+    } finally {
+      admin.close();
+    }
+    // The agent delegates to the remote agent, which asks a question; the agent never
+    // answers it, and its run ends.
+    const calls = {
+      fixer: {
+        name: "delegate",
+        arguments: { agent: remoteId, message: "Write the intro.", wait_seconds: 30 },
+      },
+    };
+    const env = {
+      STANDIN_CALLS: JSON.stringify(calls),
+      STARTS: join(pg.root, ".claude", "starts"),
+    };
+    const run = await pg.json(
+      ["delegate", "run", pg.identifier, "--harness", "claude-code", "--wait", "120", "--", "Go"],
+      { env },
+    );
+    const outer = run.body as unknown as Task;
+    assert.equal(outer.status?.state, "TASK_STATE_COMPLETED", run.stderr);
+    const result = outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    assert.match(result, /state: TASK_STATE_INPUT_REQUIRED/, result);
+    const message = outer.status.message?.parts[0].text ?? "";
+    assert.match(message, /1 task\(s\) the agent delegated were still running or waiting/);
+
+    const store = openTaskStore({ home: pg.home, clock: systemClock });
+    let inner: Task;
+    try {
+      [inner] = store.list({ limit: 10 }).items.filter((t) =>
+        t.metadata.observal.parentTaskId === outer.id
+      );
+    } finally {
+      store.close();
+    }
+    // Settled as soon as the run ends: nobody is left to answer it.
+    assert.equal(inner.status.state, "TASK_STATE_CANCELED", JSON.stringify(inner.status));
+    assert.deepEqual(remote.canceled, [inner.metadata.observal.remoteTaskId]);
+  } finally {
+    await pg.close();
+    await remote.close();
   }
 });

@@ -22,7 +22,7 @@ Deno.test("TaskStore queries use indexes rather than scanning the table", () => 
     const searches: [string, string, RegExp][] = [
       [Q.SELECT_DOC, crypto.randomUUID(), /SEARCH tasks USING INDEX sqlite_autoindex_tasks_1/],
       [Q.COUNT_CHILDREN, crypto.randomUUID(), /SEARCH tasks USING COVERING INDEX tasks_parent_/],
-      [Q.SELECT_RUNNING_CHILDREN, crypto.randomUUID(), /SEARCH tasks USING INDEX tasks_parent_/],
+      [Q.SELECT_UNSETTLED_CHILDREN, crypto.randomUUID(), /SEARCH tasks USING INDEX tasks_parent_/],
       [Q.FIND_BY_CHILD_SESSION, "s1", /SEARCH tasks USING INDEX tasks_child_session_id/],
       [Q.FIND_BY_WORKSPACE, "/w1", /SEARCH tasks USING INDEX tasks_workspace_root/],
       [Q.PRUNE_SETTLED, "2026-01-01T00:00:00.000Z", /SEARCH tasks USING INDEX tasks_updated_at/],
