@@ -52,46 +52,84 @@ export interface RelayOptions {
   connectMs?: number;
 }
 
+/** What the relay keeps of stdin while it waits for the broker, before it stops reading. */
+const EARLY_BYTES = 1024 * 1024;
+
 /**
  * Relays stdin to the socket and the socket to stdout until either side ends. Resolves
  * true once the connection ended, false when the broker could not be reached (said on
- * `stderr`).
+ * `stderr`) or stdin ended first: its harness has gone, and nobody is left to relay for.
+ * What comes on stdin meanwhile (the harness's `initialize`) is kept and sent first.
  */
 export async function relayStdio(path: string, options: RelayOptions): Promise<boolean> {
   const { connect } = await import("node:net");
   const stdin = options.stdin ?? nodeProcess().stdin;
   const stdout = options.stdout ?? nodeProcess().stdout;
   const until = Date.now() + (options.connectMs ?? RELAY_CONNECT_MS);
-  let socket: import("node:net").Socket;
-  for (;;) {
-    const attempt = connect(path);
-    const failed = await new Promise<Error | undefined>((resolve) => {
-      attempt.once("connect", () => resolve(undefined));
-      attempt.once("error", resolve);
-    });
-    if (!failed) {
-      socket = attempt;
-      break;
+  // Read while connecting, so that the end of stdin is seen: a harness that quits at once
+  // must not leave its relay waiting out the whole window.
+  const early: Uint8Array[] = [];
+  let earlyBytes = 0;
+  const gone = new AbortController();
+  const keep = (chunk: Uint8Array) => {
+    early.push(chunk);
+    earlyBytes += chunk.byteLength;
+    if (earlyBytes >= EARLY_BYTES) stdin.pause(); // the rest waits in the pipe
+  };
+  const end = () => gone.abort();
+  stdin.on("data", keep);
+  stdin.once("end", end);
+  stdin.once("error", end);
+  if (stdin.readableEnded) end();
+  let socket: import("node:net").Socket | undefined;
+  try {
+    while (!gone.signal.aborted) {
+      const attempt = connect(path);
+      const failed = await new Promise<Error | undefined>((resolve) => {
+        attempt.once("connect", () => resolve(undefined));
+        attempt.once("error", resolve);
+      });
+      if (!failed) {
+        socket = attempt;
+        break;
+      }
+      attempt.destroy();
+      const code = (failed as { code?: string }).code;
+      const passing = code === "ENOENT" || code === "ECONNREFUSED";
+      if (!passing || Date.now() >= until) {
+        options.stderr.write(
+          `observal-agents: cannot reach the delegation broker at ${path} (${failed.message}); ` +
+            "this agent cannot delegate. The run that started it has ended, or its task " +
+            "folder's path is too long for a socket (see the task's worker log)\n",
+        );
+        return false;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, RETRY_MS);
+        function done() {
+          clearTimeout(timer);
+          gone.signal.removeEventListener("abort", done);
+          resolve();
+        }
+        gone.signal.addEventListener("abort", done, { once: true });
+      });
     }
-    attempt.destroy();
-    const code = (failed as { code?: string }).code;
-    const passing = code === "ENOENT" || code === "ECONNREFUSED";
-    if (!passing || Date.now() >= until) {
-      options.stderr.write(
-        `observal-agents: cannot reach the delegation broker at ${path} (${failed.message}); ` +
-          "this agent cannot delegate. The run that started it has ended, or its task " +
-          "folder's path is too long for a socket (see the task's worker log)\n",
-      );
-      return false;
-    }
-    await new Promise((r) => setTimeout(r, RETRY_MS));
+  } finally {
+    stdin.off("data", keep);
+    stdin.off("end", end);
+    stdin.off("error", end);
   }
+  if (!socket) return false; // stdin ended before the broker could be reached
   const { promise, resolve } = Promise.withResolvers<boolean>();
   socket.once("close", () => resolve(true));
   socket.on("error", () => socket.destroy());
-  stdin.once("end", () => socket.end());
-  stdin.once("error", () => socket.end());
-  stdin.pipe(socket, { end: false });
+  for (const chunk of early) socket.write(chunk);
+  if (stdin.readableEnded) socket.end();
+  else {
+    stdin.once("end", () => socket.end());
+    stdin.once("error", () => socket.end());
+    stdin.pipe(socket, { end: false });
+  }
   socket.pipe(stdout);
   await promise;
   stdin.unpipe(socket);

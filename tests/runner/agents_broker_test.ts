@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -200,6 +200,56 @@ Deno.test("a relay that finds no broker says so, and gives up", async () => {
     assert.ok(Date.now() - started >= 300, "it waits for a worker that takes the run over");
     assert.match(said.join(""), /cannot reach the delegation broker at .*agents\.sock/);
   } finally {
+    l.done();
+  }
+});
+
+Deno.test("a relay whose harness closes stdin stops waiting for the broker, quietly", async () => {
+  const l = layout();
+  try {
+    const said: string[] = [];
+    const stdin = new PassThrough();
+    setTimeout(() => stdin.end(), 50);
+    // A window far longer than the test: only the end of stdin can end the wait, and the
+    // "cannot reach" line is said only when the window is over.
+    const ok = await relayStdio(l.socket, {
+      stdin,
+      stdout: new PassThrough(),
+      stderr: { write: (t) => void said.push(t) },
+      connectMs: 600_000,
+    });
+    assert.equal(ok, false);
+    assert.deepEqual(said, []);
+  } finally {
+    l.done();
+  }
+});
+
+Deno.test("what a harness sends before the broker listens reaches the broker", async () => {
+  const l = layout();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let answered = "";
+  stdout.on("data", (d) => (answered += d));
+  // The harness's first request, sent while nobody listens yet.
+  stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize"}\n');
+  const relayed = relayStdio(l.socket, { stdin, stdout, stderr: l.log, connectMs: 30_000 });
+  await new Promise((r) => setTimeout(r, 300));
+  let received = "";
+  const server = createServer((socket) => {
+    socket.on("data", (d) => {
+      received += d;
+      if (received.endsWith("\n")) socket.end("answer\n");
+    });
+  });
+  try {
+    await new Promise<void>((resolve) => server.listen(l.socket, resolve));
+    assert.equal(await relayed, true);
+    assert.equal(received, '{"jsonrpc":"2.0","id":1,"method":"initialize"}\n');
+    assert.equal(answered, "answer\n");
+  } finally {
+    stdin.end();
+    await new Promise((r) => server.close(r));
     l.done();
   }
 });
