@@ -6,6 +6,9 @@ import { A2A_AGENT_CARD_MEDIA_TYPE } from "../a2a/cards/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { HarnessOption } from "../runner/mod.ts";
+import type { Caller } from "./caller.ts";
+import { checkCycle } from "./guards.ts";
+import { agentIdOf } from "./_helpers.ts";
 import type { DelegationDeps } from "./_options.ts";
 
 /** One agent `find` returns. */
@@ -24,12 +27,30 @@ export interface FoundAgent {
   unavailable?: string;
 }
 
-/** Approved, delegable agents that match a task description. */
+/** Whether the cycle guard would let `caller` delegate to `entry`. */
+function takesFrom(caller: Caller, entry: EntryDocument): boolean {
+  try {
+    checkCycle(caller, {
+      identifier: entry.identifier,
+      agentId: agentIdOf(entry.identifier),
+      name: entry.displayName ?? entry.identifier,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Approved, delegable agents that match a task description. With `caller`, the agents the
+ * cycle guard would refuse it (itself, and those above it in its chain) are left out.
+ */
 export async function findAgents(
   deps: DelegationDeps,
   text: string,
   limit: number,
   signal?: AbortSignal,
+  caller?: Caller,
 ): Promise<FoundAgent[]> {
   if (!text.trim()) {
     throw new ObservalError("INVALID_ARGUMENT", "Describe the task to find an agent for it");
@@ -49,7 +70,10 @@ export async function findAgents(
   const { harnessOptions, runnableHere } = await import("../runner/runnable/mod.ts");
   signal?.throwIfAborted();
   let options: HarnessOption[] | undefined;
-  return res.results.filter((r) => r["obs:delegable"] === true).slice(0, limit).map((r) => {
+  const found = res.results.filter((r) =>
+    r["obs:delegable"] === true && (!caller || takesFrom(caller, r))
+  );
+  return found.slice(0, limit).map((r) => {
     const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;
     // A registry Agent runs here only if some harness it supports is installed here.
     const here = kind === "agent"

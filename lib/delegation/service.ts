@@ -69,15 +69,16 @@ export class DelegationService {
   }
 
   /**
-   * Approved, delegable agents that match a task description. When `signal` aborts, the
+   * Approved, delegable agents that match a task description, leaving out those `caller`
+   * may not delegate to (itself, and the agents above it). When `signal` aborts, the
    * search ends at once and this throws the signal's reason.
    */
   find(
     text: string,
     limit = 5,
-    { signal }: { signal?: AbortSignal } = {},
+    { signal, caller }: { signal?: AbortSignal; caller?: Caller } = {},
   ): Promise<FoundAgent[]> {
-    return findAgents(this.#s.deps, text, limit, signal);
+    return findAgents(this.#s.deps, text, limit, signal, caller);
   }
 
   /** Guards, then a new task and its worker. Nothing runs when a guard refuses. */

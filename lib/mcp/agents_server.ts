@@ -147,8 +147,9 @@ export function createAgentsServer(options: AgentsServerOptions): ToolServer {
       "best match first. Pass an identifier from the result to delegate.",
     inputSchema: findAgentsInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async (args, { service, signal }) => {
-    const agents = await service.find(args.task, args.limit, { signal });
+  }, async (args, { service, caller, signal }) => {
+    // Not itself, nor an agent above it: the cycle guard would refuse those.
+    const agents = await service.find(args.task, args.limit, { signal, caller });
     if (agents.length > 0) return JSON.stringify({ agents }, null, 2);
     const access = service.registryAccess();
     // An anonymous caller sees public agents only: an empty answer may mean "not signed in".

@@ -202,3 +202,37 @@ Deno.test("get_task's wait gets the call's signal: a cancel ends it, the task le
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+Deno.test("find_agents leaves out the agents the cycle guard would refuse the caller", async () => {
+  const pg = await playground({ behaviour: "complete" });
+  const o = pg.service();
+  const free = await connectClient(() =>
+    Promise.resolve({ service: o.service, caller: { depth: 0, maxDepth: 2, chain: [] } })
+  );
+  // The agent is already working on this task higher up the chain.
+  const below = await connectClient(() =>
+    Promise.resolve({
+      service: o.service,
+      caller: { depth: 1, maxDepth: 3, chain: [pg.identifier.toUpperCase()] },
+    })
+  );
+  try {
+    const listed = await free.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.ok(text(listed).includes(pg.identifier), text(listed));
+    const left = await below.callTool({ name: "find_agents", arguments: { task: "echo" } });
+    assert.equal(left.isError, undefined, text(left));
+    assert.ok(!text(left).includes(pg.identifier), text(left));
+    // And it is refused all the same, were it named.
+    const refused = await below.callTool({
+      name: "delegate",
+      arguments: { agent: pg.identifier, message: "again" },
+    });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /higher up the chain/);
+  } finally {
+    await free.close();
+    await below.close();
+    o.close();
+    await pg.close();
+  }
+});
