@@ -20,18 +20,14 @@ import {
   repoStateMessage,
   type Task,
 } from "../a2a/mod.ts";
-import {
-  type AnsweredStatus,
-  followRemoteTask,
-  type FollowTiming,
-  type RemoteClient,
-} from "../a2a/client/mod.ts";
+import { type AnsweredStatus, followRemoteTask, type FollowTiming } from "../a2a/client/mod.ts";
 import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
 import { join, nodeProcess, readText, startTimer, writeText } from "../core/system/mod.ts";
 import type { Requester, Resolve } from "../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { approvedEndpoint, clientFor } from "./remote_endpoint.ts";
+import { cancelWith, errorText, LOCAL_CANCEL_MS } from "./remote_cancel.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
 import { dropRepoState, loadRepoState } from "./sent_repo_state.ts";
@@ -49,10 +45,6 @@ export const REMOTE_TIMEOUT_MS = 30 * 60 * 1000;
  * writes.
  */
 const SAVE_EVERY_MS = 250;
-/** How long the agent is given to take a cancel sent for a local reason. */
-const LOCAL_CANCEL_MS = 5000;
-/** How long the agent is given to take a cancel the caller asked for. */
-const CALLER_CANCEL_MS = 10_000;
 /** A test-only variable: when set, a run logs its process's peak resident memory at the end. */
 const PEAK_RSS_VARIABLE = "OBSERVAL_TEST_PEAK_RSS";
 
@@ -170,80 +162,12 @@ function withoutRepeats(history: Message[]): Message[] {
   });
 }
 
-/** Tells the remote agent to cancel and settles the task as canceled either way. */
-async function cancelWith(deps: RemoteRunDeps, client: RemoteClient, task: Task): Promise<Task> {
-  const remoteId = task.metadata.observal.remoteTaskId;
-  let text = "Canceled by the caller.";
-  if (remoteId) {
-    try {
-      await client.cancel(remoteId, AbortSignal.timeout(CALLER_CANCEL_MS));
-    } catch (err) {
-      text = `Canceled by the caller, but the remote agent did not confirm: ${errorText(err)}`;
-    }
-  }
-  deps.store.clearCancel(task.id);
-  return settle(deps.store, task.id, "TASK_STATE_CANCELED", text, deps.ctx);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** `message. remediation`, as a status line. */
 function failureText(err: unknown): string {
   if (err instanceof ObservalError) {
     return [err.message, err.remediation].filter(Boolean).join(". ") + ".";
   }
   return `The remote run failed: ${errorText(err)}.`;
-}
-
-/** Cancels a remote task that waits for input (no worker runs for it). */
-export async function cancelRemote(deps: RemoteRunDeps, task: Task): Promise<Task> {
-  let endpoint;
-  try {
-    endpoint = await approvedEndpoint(deps, task);
-  } catch (err) {
-    endpoint = { refused: errorText(err) };
-  }
-  if ("refused" in endpoint) {
-    // Credentials never go to an agent that lost approval, so it is not told.
-    return settle(
-      deps.store,
-      task.id,
-      "TASK_STATE_CANCELED",
-      `Canceled by the caller, but the remote agent was not told: ${endpoint.refused}.`,
-      deps.ctx,
-    );
-  }
-  let client: RemoteClient;
-  try {
-    client = clientFor(deps, endpoint);
-  } catch (err) {
-    return settle(
-      deps.store,
-      task.id,
-      "TASK_STATE_CANCELED",
-      `Canceled by the caller, but the remote agent was not told: ${errorText(err)}.`,
-      deps.ctx,
-    );
-  }
-  return await cancelWith(deps, client, task);
-}
-
-/**
- * Asks the agent to stop a task nobody will follow any more (its worker could not be
- * started), as far as it can be asked: a failure is only logged.
- */
-export async function abandonRemote(deps: RemoteRunDeps, task: Task): Promise<void> {
-  const remoteId = task.metadata.observal.remoteTaskId;
-  if (!remoteId) return;
-  try {
-    const endpoint = await approvedEndpoint(deps, task);
-    if ("refused" in endpoint) return; // credentials never go to an agent that lost approval
-    await clientFor(deps, endpoint).cancel(remoteId, AbortSignal.timeout(LOCAL_CANCEL_MS));
-  } catch (err) {
-    deps.ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorText(err)}\n`);
-  }
 }
 
 /**

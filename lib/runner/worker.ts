@@ -39,7 +39,7 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
     let result: Task;
     try {
       result = task.metadata.observal.kind === "a2a" && task.metadata.observal.remoteTaskId
-        ? await (await import("./remote_run.ts")).cancelRemote(deps, task)
+        ? await (await import("./remote_cancel.ts")).cancelRemote(deps, task)
         : settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);

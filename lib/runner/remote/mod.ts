@@ -4,9 +4,8 @@
  * runs a remote task itself or cancels one.
  * @module
  */
+export { abandonRemote, cancelRemote } from "../remote_cancel.ts";
 export {
-  abandonRemote,
-  cancelRemote,
   REMOTE_TIMEOUT_MS,
   type RemoteRunDeps,
   type RemoteRunOptions,
