@@ -5,12 +5,7 @@
  * passed on to the A2A client as events.
  * @module
  */
-import {
-  Message as SdkMessage,
-  Task as SdkTask,
-  TaskArtifactUpdateEvent,
-  TaskStatusUpdateEvent,
-} from "@a2a-js/sdk";
+import { TaskArtifactUpdateEvent } from "@a2a-js/sdk";
 import {
   AgentEvent,
   type AgentExecutor,
@@ -19,12 +14,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  MAX_REPO_STATE_BYTES,
-  type ReceivedFile,
-  receivedRepoState,
-  type WireRepoState,
-} from "../a2a/mod.ts";
+import { MAX_REPO_STATE_BYTES, receivedRepoState, type WireRepoState } from "../a2a/mod.ts";
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import { captureRepoState, restoreRepoState } from "../workspace/mod.ts";
@@ -37,6 +27,17 @@ import {
 import { forksSession, getHarness, normalizeHarness } from "../harness/facts/mod.ts";
 import type { DelegationService } from "../delegation/mod.ts";
 import { MAX_WAIT_SECONDS } from "../delegation/mod.ts";
+import {
+  artifactText,
+  conversationKey,
+  endWith,
+  filesOf,
+  firstTask,
+  ownStatusEvent,
+  statusEvent,
+  textOf,
+} from "./_events.ts";
+import type { RunSlots } from "./run_slots.ts";
 
 /** What the executor runs, and how many at once. */
 export interface ServedAgent {
@@ -66,81 +67,6 @@ export interface ServedAgent {
   };
   /** What earlier runs of each conversation left, so that a follow-up continues on them. */
   conversations: Conversations;
-}
-
-/** The text of a message's text parts. */
-function textOf(message: RequestContext["userMessage"]): string {
-  return message.parts
-    .flatMap((p) => p.content?.$case === "text" ? [p.content.value] : [])
-    .join("\n")
-    .trim();
-}
-
-/** The message's file parts. */
-function filesOf(message: RequestContext["userMessage"]): ReceivedFile[] {
-  return message.parts.flatMap((p) =>
-    p.content?.$case === "raw"
-      ? [{ bytes: p.content.value, mediaType: p.mediaType || undefined, filename: p.filename }]
-      : []
-  );
-}
-
-/** The message as a task's history keeps it: its file parts (a repository state) left out. */
-function keptMessage(message: RequestContext["userMessage"], taskId: string, contextId: string) {
-  const json = SdkMessage.toJSON(message) as { parts?: Array<Record<string, unknown>> };
-  return { ...json, parts: (json.parts ?? []).filter((p) => !("raw" in p)), taskId, contextId };
-}
-
-/** A stored task's status as the A2A client sees it (no local metadata). */
-function statusEvent(taskId: string, contextId: string, task: Task) {
-  const status = { ...task.status };
-  if (status.message) status.message = { ...status.message, taskId, contextId };
-  return AgentEvent.statusUpdate(
-    TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status }),
-  );
-}
-
-/** A status of our own making (queueing, refusals), with an agent message. */
-function ownStatus(
-  taskId: string,
-  contextId: string,
-  state: Task["status"]["state"],
-  text: string,
-) {
-  return {
-    state,
-    timestamp: new Date().toISOString(),
-    message: {
-      messageId: crypto.randomUUID(),
-      role: "ROLE_AGENT",
-      taskId,
-      contextId,
-      parts: [{ text }],
-    },
-  };
-}
-
-/** An event that moves a task to a status of our own making. */
-function ownStatusEvent(...args: Parameters<typeof ownStatus>) {
-  const [taskId, contextId] = args;
-  return AgentEvent.statusUpdate(
-    TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status: ownStatus(...args) }),
-  );
-}
-
-/**
- * A conversation's key: its contextId, and who calls (with registry keys each user has
- * their own conversations: another's contextId starts a new one).
- */
-function conversationKey(request: RequestContext): string {
-  return `${request.context?.user?.userName ?? ""}\n${request.contextId}`;
-}
-
-/** The text of a task's artifact named `name` ("" when there is none). */
-function artifactText(task: Task, name: string): string {
-  const artifact = task.artifacts?.find((a) => a.name === name);
-  return (artifact?.parts ?? []).flatMap((p) => typeof p.text === "string" ? [p.text] : [])
-    .join("\n");
 }
 
 /**
@@ -181,89 +107,6 @@ function sessionText(task: Task): string | undefined {
       "asked and answered before.";
   }
   return undefined;
-}
-
-/** The task as first shown: SUBMITTED, or already REJECTED with the reason. */
-function firstTask(request: RequestContext, state: Task["status"]["state"], text?: string) {
-  const { taskId, contextId } = request;
-  return AgentEvent.task(SdkTask.fromJSON({
-    id: taskId,
-    contextId,
-    status: text
-      ? ownStatus(taskId, contextId, state, text)
-      : { state, timestamp: new Date().toISOString() },
-    // Same id as the message: the SDK then keeps this copy, without the megabytes.
-    history: [keptMessage(request.userMessage, taskId, contextId)],
-  }));
-}
-
-/** Ends the task in a status of our own making. */
-function endWith(
-  bus: ExecutionEventBus,
-  request: RequestContext,
-  state: Task["status"]["state"],
-  text: string,
-): void {
-  bus.publish(ownStatusEvent(request.taskId, request.contextId, state, text));
-  bus.finished();
-}
-
-/**
- * Slots for runs, and the line of messages waiting for one: `size` run at once, later
- * messages wait in SUBMITTED, and past `maxQueued` waiting one more is rejected.
- */
-export class RunSlots {
-  #free: number;
-  #closed = false;
-  /** Each waiter's wake-up: true hands it a slot, false turns it away. */
-  readonly #line: Array<(granted: boolean) => void> = [];
-
-  constructor(size: number, readonly maxQueued: number) {
-    this.#free = size;
-  }
-
-  /** A newcomer's place: 0 runs at once, n is n-th in line; undefined when the line is full. */
-  place(): number | undefined {
-    if (this.#free > 0) return 0;
-    return this.#line.length < this.maxQueued ? this.#line.length + 1 : undefined;
-  }
-
-  /** Turns away everyone in line (their take resolves undefined), and every later newcomer. */
-  close(): void {
-    this.#closed = true;
-    for (const turnAway of this.#line.splice(0)) turnAway(false);
-  }
-
-  /** Resolves with a slot (and its release), or with undefined when `signal` aborts. */
-  take(signal: AbortSignal): Promise<(() => void) | undefined> {
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      const next = this.#line.shift();
-      if (next) next(true);
-      else this.#free++;
-    };
-    if (this.#closed) return Promise.resolve(undefined);
-    if (this.#free > 0) {
-      this.#free--;
-      return Promise.resolve(release);
-    }
-    return new Promise((resolve) => {
-      const go = (granted: boolean) => {
-        signal.removeEventListener("abort", stop);
-        resolve(granted ? release : undefined);
-      };
-      const stop = () => {
-        const at = this.#line.indexOf(go);
-        if (at >= 0) this.#line.splice(at, 1);
-        resolve(undefined);
-      };
-      if (signal.aborted) return resolve(undefined);
-      signal.addEventListener("abort", stop, { once: true });
-      this.#line.push(go);
-    });
-  }
 }
 
 /**

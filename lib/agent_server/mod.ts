@@ -17,7 +17,8 @@ export {
   readCardSigningKey,
   signCard,
 } from "./card_signing.ts";
-export { RunSlots, type ServedAgent, servedAgentExecutor } from "./executor.ts";
+export { type ServedAgent, servedAgentExecutor } from "./executor.ts";
+export { RunSlots } from "./run_slots.ts";
 export { createHostApp, type HostedAgent, slugsFor } from "./host_app.ts";
 export { MAX_KEPT_TASKS, TaskMemory } from "./task_memory.ts";
 export { Conversations } from "./conversations.ts";
