@@ -135,3 +135,19 @@ export class SafeDirs {
     return true;
   }
 }
+
+/** How many left-out untracked entries get a note of their own. */
+const SKIPPED_NOTES = 10;
+
+/** A note per untracked entry left out (the first few), naming it and saying why. */
+export function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
+  const what = { link: "link", file: "file", other: "entry" } as const;
+  const notes = skipped.slice(0, SKIPPED_NOTES).map((s) =>
+    `The untracked ${what[s.kind]} ${JSON.stringify(s.path)} was left out of the copy: ${s.why}`
+  );
+  const more = skipped.length - SKIPPED_NOTES;
+  if (more > 0) {
+    notes.push(`${more} more untracked entr${more === 1 ? "y was" : "ies were"} left out too`);
+  }
+  return notes;
+}

@@ -24,7 +24,7 @@ import { borrowObjects, copyGitFiles } from "./_git_dir.ts";
 import { assertNoRefusedFilter, planFilters } from "./_filters.ts";
 import { type CallerRepository, findRepository } from "./_repository.ts";
 import { copySettings, readCallerConfig } from "./_settings.ts";
-import { copyUntracked, SafeDirs, type SkippedEntry } from "./_untracked.ts";
+import { copyUntracked, SafeDirs, skippedNotes } from "./_untracked.ts";
 import { removeWorkspace } from "./remove_workspace.ts";
 import type { EmptyWorkspace, GitSettings, GitWorkspace, Workspace } from "./types.ts";
 import { WORKSPACE_PREFIX, workspaceRootOf, workspacesDir } from "./workspace_roots.ts";
@@ -326,22 +326,6 @@ async function copyWorkspace(input: CopyInput): Promise<GitWorkspace> {
     git,
     configDigest: configDigest(worktree),
   };
-}
-
-/** How many left-out untracked entries get a note of their own. */
-const SKIPPED_NOTES = 10;
-
-/** A note per untracked entry left out (the first few), naming it and saying why. */
-function skippedNotes(skipped: readonly SkippedEntry[]): string[] {
-  const what = { link: "link", file: "file", other: "entry" } as const;
-  const notes = skipped.slice(0, SKIPPED_NOTES).map((s) =>
-    `The untracked ${what[s.kind]} ${JSON.stringify(s.path)} was left out of the copy: ${s.why}`
-  );
-  const more = skipped.length - SKIPPED_NOTES;
-  if (more > 0) {
-    notes.push(`${more} more untracked entr${more === 1 ? "y was" : "ies were"} left out too`);
-  }
-  return notes;
 }
 
 /**
