@@ -28,6 +28,20 @@ function processesWith(text: string): number[] {
   return new TextDecoder().decode(out.stdout).trim().split("\n").filter(Boolean).map(Number);
 }
 
+/** The one task started with parent `parentId`, as the store in `home` holds it now. */
+function onlyChild(home: string, parentId: string): Task {
+  const store = openTaskStore({ home, clock: systemClock });
+  try {
+    const children = store.list({ limit: 10 }).items.filter((t) =>
+      t.metadata.observal.parentTaskId === parentId
+    );
+    assert.equal(children.length, 1, JSON.stringify(children.map((t) => t.id)));
+    return children[0];
+  } finally {
+    store.close();
+  }
+}
+
 function scripted(name: string, steps: ScriptStep[]): string {
   return agentYaml(name).replace(
     "  You fix small things.\n",
@@ -199,15 +213,7 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
       /1 task\(s\) the agent delegated were still running or waiting for input and were canceled/,
     );
 
-    const store = openTaskStore({ home: pg.home, clock: systemClock });
-    let inner: Task;
-    try {
-      [inner] = store.list({ limit: 10 }).items.filter((t) =>
-        t.metadata.observal.parentTaskId === outer.id
-      );
-    } finally {
-      store.close();
-    }
+    const inner = onlyChild(pg.home, outer.id);
     // Its start names the agent's session, so telemetry links the two.
     const started = readFileSync(join(pg.home, "capability_lock.jsonl"), "utf8").trim().split("\n")
       .map((l) => JSON.parse(l)).find((e) => e.extra?.task_id === inner.id);
@@ -270,15 +276,7 @@ Deno.test("a remote task the agent left waiting for input is canceled when its r
     const message = outer.status.message?.parts[0].text ?? "";
     assert.match(message, /1 task\(s\) the agent delegated were still running or waiting/);
 
-    const store = openTaskStore({ home: pg.home, clock: systemClock });
-    let inner: Task;
-    try {
-      [inner] = store.list({ limit: 10 }).items.filter((t) =>
-        t.metadata.observal.parentTaskId === outer.id
-      );
-    } finally {
-      store.close();
-    }
+    const inner = onlyChild(pg.home, outer.id);
     // Settled as soon as the run ends: nobody is left to answer it.
     assert.equal(inner.status.state, "TASK_STATE_CANCELED", JSON.stringify(inner.status));
     assert.deepEqual(remote.canceled, [inner.metadata.observal.remoteTaskId]);
