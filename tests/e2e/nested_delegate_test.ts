@@ -10,6 +10,7 @@ import { createContext, systemClock } from "../../lib/core/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { startV1Agent } from "../support/a2a_agents.ts";
+import { importCard } from "../support/delegation.ts";
 import { ensureHarnessCli, harnessTestEnv } from "../support/harness_clis.ts";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -66,16 +67,9 @@ Deno.test("a registry Agent in Claude Code finds and delegates through observal-
   try {
     const ctx = createContext({ env: pg.env, cwd: pg.repo });
     const admin = openRegistryClient(ctx);
-    let remoteId = "";
     let outerId = "";
+    const { identifier: remoteId } = await importCard(pg.env, pg.repo, remote.cardUrl);
     try {
-      await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
-      const card = await admin.submitCard({ cardUrl: remote.cardUrl, visibility: "public" });
-      remoteId = String(card.identifier);
-      await admin.reviewImport(remoteId, {
-        action: "approve",
-        digest: String(card["obs:artifactDigest"]),
-      });
       // The inner agent's plan names the remote agent: publish it again with that filled in.
       const inner = scripted("inner", [
         { call: { tool: "delegate", args: { agent: remoteId, message: "go deeper" } } },
@@ -240,19 +234,7 @@ Deno.test("a remote task the agent left waiting for input is canceled when its r
   try {
     pg.program("claude", MCP_CALLING_CLAUDE);
     mkdirSync(join(pg.root, ".claude"), { recursive: true });
-    const admin = openRegistryClient(createContext({ env: pg.env, cwd: pg.repo }));
-    let remoteId: string;
-    try {
-      await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
-      const card = await admin.submitCard({ cardUrl: remote.cardUrl, visibility: "public" });
-      remoteId = String(card.identifier);
-      await admin.reviewImport(remoteId, {
-        action: "approve",
-        digest: String(card["obs:artifactDigest"]),
-      });
-    } finally {
-      admin.close();
-    }
+    const { identifier: remoteId } = await importCard(pg.env, pg.repo, remote.cardUrl);
     // The agent delegates to the remote agent, which asks a question; the agent never
     // answers it, and its run ends.
     const calls = {

@@ -51,6 +51,33 @@ export interface Playground {
   close(): Promise<void>;
 }
 
+/**
+ * Imports the card at `cardUrl` into the registry of `env`'s home as public, with
+ * discovery.a2a_private_hosts set so a loopback agent may be imported, and approves it.
+ */
+export async function importCard(
+  env: Env,
+  cwd: string,
+  cardUrl: string,
+  options: { approve?: boolean; privateHosts?: string } = {},
+): Promise<{ identifier: string; digest: string }> {
+  const admin = openRegistryClient(createContext({ env, cwd }));
+  try {
+    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", {
+      value: options.privateHosts ?? "127.0.0.1",
+    });
+    const doc = await admin.submitCard({ cardUrl, visibility: "public" });
+    const identifier = String(doc.identifier);
+    const digest = String(doc["obs:artifactDigest"]);
+    if (options.approve !== false) {
+      await admin.reviewImport(identifier, { action: "approve", digest });
+    }
+    return { identifier, digest };
+  } finally {
+    admin.close();
+  }
+}
+
 export async function playground(
   options: TestAgentOptions & {
     protocol?: "1.0" | "0.3";
@@ -64,23 +91,7 @@ export async function playground(
   const agent = options.protocol === "0.3"
     ? await startV03Agent(options)
     : await startV1Agent(options);
-  const ctx = createContext({ env, cwd: home });
-  const admin = openRegistryClient(ctx);
-  let identifier = "";
-  let digest = "";
-  try {
-    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", {
-      value: options.privateHosts ?? "127.0.0.1",
-    });
-    const doc = await admin.submitCard({ cardUrl: agent.cardUrl, visibility: "public" });
-    identifier = String(doc.identifier);
-    digest = String(doc["obs:artifactDigest"]);
-    if (options.approve !== false) {
-      await admin.reviewImport(identifier, { action: "approve", digest });
-    }
-  } finally {
-    admin.close();
-  }
+  const { identifier, digest } = await importCard(env, home, agent.cardUrl, options);
   const observal = (args: string[], extra: Env = {}) =>
     cli(args, { env: { ...env, ...extra }, cwd: home });
   return {

@@ -24,10 +24,10 @@ import {
 } from "@a2a-js/sdk/server";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { isFinal, type Task } from "../../lib/a2a/mod.ts";
-import { createContext, type Env } from "../../lib/core/mod.ts";
+import { type Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { cli } from "./cli.ts";
+import { importCard } from "./delegation.ts";
 import { MAIN } from "./process.ts";
 
 // deno-lint-ignore no-control-regex
@@ -213,19 +213,7 @@ export async function setup(options: GateOptions): Promise<Setup> {
   const home = mkdtempSync(join(tmpdir(), "observal-cli-faults-"));
   const env: Env = { OBSERVAL_HOME: home, HOME: home, NO_COLOR: "1", RUST_BACKTRACE: "0" };
   const agent = await startGatedAgent(options);
-  const admin = openRegistryClient(createContext({ env, cwd: home }));
-  let identifier: string;
-  try {
-    await admin.admin("PUT", "/settings/discovery.a2a_private_hosts", { value: "127.0.0.1" });
-    const doc = await admin.submitCard({ cardUrl: agent.cardUrl, visibility: "public" });
-    identifier = String(doc.identifier);
-    await admin.reviewImport(identifier, {
-      action: "approve",
-      digest: String(doc["obs:artifactDigest"]),
-    });
-  } finally {
-    admin.close();
-  }
+  const { identifier } = await importCard(env, home, agent.cardUrl);
   return {
     home,
     env,
