@@ -29,6 +29,27 @@ function processesWith(text: string): number[] {
   return new TextDecoder().decode(out.stdout).trim().split("\n").filter(Boolean).map(Number);
 }
 
+/**
+ * A `delegate run` of the playground's Agent through the stand-in Claude Code, which makes
+ * the tool calls `env` plans: the completed task, its answer and its status message.
+ */
+async function runStandIn(
+  pg: Awaited<ReturnType<typeof localPlayground>>,
+  env: Record<string, string>,
+): Promise<{ outer: Task; result: string; message: string }> {
+  const run = await pg.json(
+    ["delegate", "run", pg.identifier, "--harness", "claude-code", "--wait", "120", "--", "Go"],
+    { env },
+  );
+  const outer = run.body as unknown as Task;
+  assert.equal(outer.status?.state, "TASK_STATE_COMPLETED", run.stderr);
+  return {
+    outer,
+    result: outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "",
+    message: outer.status.message?.parts[0].text ?? "",
+  };
+}
+
 /** The one task started with parent `parentId`, as the store in `home` holds it now. */
 function onlyChild(home: string, parentId: string): Task {
   const store = openTaskStore({ home, clock: systemClock });
@@ -193,15 +214,8 @@ Deno.test("what a sandboxed agent delegated and left running is canceled when it
       helper: "block",
     };
     const env = { STANDIN_CALLS: JSON.stringify(calls), STARTS: starts };
-    const run = await pg.json(
-      ["delegate", "run", pg.identifier, "--harness", "claude-code", "--wait", "120", "--", "Go"],
-      { env },
-    );
-    const outer = run.body as unknown as Task;
-    assert.equal(outer.status?.state, "TASK_STATE_COMPLETED", run.stderr);
-    const result = outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    const { outer, result, message } = await runStandIn(pg, env);
     assert.match(result, /state: TASK_STATE_(WORKING|SUBMITTED)/, result);
-    const message = outer.status.message?.parts[0].text ?? "";
     assert.match(
       message,
       /1 task\(s\) the agent delegated were still running or waiting for input and were canceled/,
@@ -247,15 +261,8 @@ Deno.test("a remote task the agent left waiting for input is canceled when its r
       STANDIN_CALLS: JSON.stringify(calls),
       STARTS: join(pg.root, ".claude", "starts"),
     };
-    const run = await pg.json(
-      ["delegate", "run", pg.identifier, "--harness", "claude-code", "--wait", "120", "--", "Go"],
-      { env },
-    );
-    const outer = run.body as unknown as Task;
-    assert.equal(outer.status?.state, "TASK_STATE_COMPLETED", run.stderr);
-    const result = outer.artifacts?.find((a) => a.name === "result")?.parts[0].text ?? "";
+    const { outer, result, message } = await runStandIn(pg, env);
     assert.match(result, /state: TASK_STATE_INPUT_REQUIRED/, result);
-    const message = outer.status.message?.parts[0].text ?? "";
     assert.match(message, /1 task\(s\) the agent delegated were still running or waiting/);
 
     const inner = onlyChild(pg.home, outer.id);
