@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type Task } from "../a2a/mod.ts";
+import type { Task } from "../a2a/mod.ts";
 import { ObservalError } from "../core/mod.ts";
 import {
   forksSession,
@@ -39,7 +39,6 @@ import { harnessOption } from "./harness_choice.ts";
 import { LOCAL_TIMEOUT_SECONDS } from "./limits.ts";
 import { readNewSessionBrief, settle } from "./task_ops.ts";
 import { logFile, workerLog } from "./worker_process.ts";
-
 import { errorText, type LocalRunDeps, observal, type Outcome, working } from "./_local_ops.ts";
 import { childOutcome, handedOver } from "./local_child.ts";
 import { cancelLeft, finish, followHandedOver } from "./local_end.ts";

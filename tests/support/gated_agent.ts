@@ -24,7 +24,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { isFinal, type Task } from "../../lib/a2a/mod.ts";
-import { type Env } from "../../lib/core/mod.ts";
+import type { Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { cli } from "./cli.ts";
 import { importCard } from "./delegation.ts";
