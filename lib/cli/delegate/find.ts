@@ -20,7 +20,11 @@ harnesses, ref, delegable and, when it cannot run here, unavailable.`,
   async run(inv, ctx) {
     const text = [inv.args.words, ...inv.rest].join(" ");
     const limit = int(inv, "limit", 1, 10);
-    const agents = await withService(ctx, ({ service }) => service.find(text, limit));
+    // Run by an agent (its delegation variables set), not itself nor an agent above it.
+    const agents = await withService(
+      ctx,
+      ({ service }) => service.find(text, limit, { caller: service.caller() }),
+    );
     const hint = agents.length === 0 ? anonymousHint(ctx) : undefined;
     if (hint) note(ctx, paint("dim", hint));
     if (inv.json) return printList(ctx, agents, agents.length);
