@@ -252,9 +252,13 @@ export function harnessTestEnv(
   options: HarnessTestEnvOptions,
 ): Record<string, string> {
   const { home, modelUrl } = options;
-  mkdirSync(home, { recursive: true });
+  // The CLIs' own temporary files (Claude Code's per-folder state, Gemini CLI's error
+  // reports) go into the test's home, removed with it, not into the machine's /tmp.
+  const tmp = join(home, "tmp");
+  mkdirSync(tmp, { recursive: true });
   const base: Record<string, string> = {
     HOME: home,
+    TMPDIR: tmp,
     PATH: [harnessCliPaths(key).binDir, Deno.env.get("PATH") ?? "/usr/bin:/bin"].join(":"),
     LANG: "C.UTF-8",
     NO_COLOR: "1",
