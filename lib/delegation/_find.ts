@@ -7,7 +7,7 @@ import { ObservalError } from "../core/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { HarnessOption } from "../runner/mod.ts";
 import type { Caller } from "./caller.ts";
-import { checkCycle } from "./guards.ts";
+import { wouldLoop } from "./guards.ts";
 import { agentIdOf } from "./_helpers.ts";
 import type { DelegationDeps } from "./_options.ts";
 
@@ -25,20 +25,6 @@ export interface FoundAgent {
   delegable: boolean;
   /** What is missing when it cannot. */
   unavailable?: string;
-}
-
-/** Whether the cycle guard would let `caller` delegate to `entry`. */
-function takesFrom(caller: Caller, entry: EntryDocument): boolean {
-  try {
-    checkCycle(caller, {
-      identifier: entry.identifier,
-      agentId: agentIdOf(entry.identifier),
-      name: entry.displayName ?? entry.identifier,
-    });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -71,7 +57,8 @@ export async function findAgents(
   signal?.throwIfAborted();
   let options: HarnessOption[] | undefined;
   const found = res.results.filter((r) =>
-    r["obs:delegable"] === true && (!caller || takesFrom(caller, r))
+    r["obs:delegable"] === true &&
+    !(caller && wouldLoop(caller, { identifier: r.identifier, agentId: agentIdOf(r.identifier) }))
   );
   return found.slice(0, limit).map((r) => {
     const kind = r.type === A2A_AGENT_CARD_MEDIA_TYPE ? "a2a" as const : "agent" as const;

@@ -80,19 +80,26 @@ export function checkApproved(entry: Record<string, unknown>, ref: string): void
   }
 }
 
+/** Whether delegating to `target` would loop: it works higher up the chain, or is the caller. */
+export function wouldLoop(
+  caller: Caller,
+  target: { identifier: string; agentId?: string },
+): boolean {
+  // Compared in one spelling: the chain may come from the environment, written any way.
+  const above = new Set(caller.chain.map(identifierKey));
+  const agentId = target.agentId === undefined ? undefined : identifierKey(target.agentId);
+  return above.has(identifierKey(target.identifier)) ||
+    (agentId !== undefined &&
+      (above.has(agentId) ||
+        (caller.agentId !== undefined && agentId === identifierKey(caller.agentId))));
+}
+
 /** Refuses a target that is already working higher up the chain, or the caller itself. */
 export function checkCycle(
   caller: Caller,
   target: { identifier: string; agentId?: string; name: string },
 ): void {
-  // Compared in one spelling: the chain may come from the environment, written any way.
-  const above = new Set(caller.chain.map(identifierKey));
-  const agentId = target.agentId === undefined ? undefined : identifierKey(target.agentId);
-  const loops = above.has(identifierKey(target.identifier)) ||
-    (agentId !== undefined &&
-      (above.has(agentId) ||
-        (caller.agentId !== undefined && agentId === identifierKey(caller.agentId))));
-  if (loops) {
+  if (wouldLoop(caller, target)) {
     throw refuse(
       `${target.name} is already working on this task higher up the chain; delegating to it again would loop`,
       "Do this part yourself, or delegate to a different agent",

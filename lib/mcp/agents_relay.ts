@@ -6,7 +6,7 @@
  * @module
  */
 import type { Readable, Writable } from "node:stream";
-import type { Env, Writer } from "../core/mod.ts";
+import { type Env, systemClock, type Writer } from "../core/mod.ts";
 import { hostPlatform, nodeProcess } from "../core/system/mod.ts";
 import { AGENTS_SOCKET_ENV, workspaceRootOf } from "../workspace/roots/mod.ts";
 
@@ -104,15 +104,7 @@ export async function relayStdio(path: string, options: RelayOptions): Promise<b
         );
         return false;
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, RETRY_MS);
-        function done() {
-          clearTimeout(timer);
-          gone.signal.removeEventListener("abort", done);
-          resolve();
-        }
-        gone.signal.addEventListener("abort", done, { once: true });
-      });
+      await systemClock.sleep(RETRY_MS, gone.signal).catch(() => {/* stdin ended */});
     }
   } finally {
     stdin.off("data", keep);
