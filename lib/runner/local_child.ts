@@ -100,7 +100,28 @@ export async function childOutcome(
   const { harness, plan, logs, ws, baseline, taskDir: dir } = run;
   const facts = getHarness(harness);
   const childStartTime = child.record?.startTime ?? processIdentity(child.pid)?.startTime;
-  observal(deps, id, { childPid: child.pid, childStartTime, childSessionId: plan.sessionId });
+  const known = { childPid: child.pid, childStartTime, childSessionId: plan.sessionId };
+  try {
+    try {
+      observal(deps, id, known);
+    } catch (err) {
+      // The child's own output may have filled the disk before its pid was kept: noticing
+      // that fault cuts its log, which gives back the room the record needs.
+      if (!child.fault()) throw err;
+      observal(deps, id, known);
+    }
+  } catch (err) {
+    // A child no later process could find must not outlive this run.
+    await terminateGroup(child.pid, {
+      clock: ctx.clock,
+      graceMs: TERMINATE_GRACE_MS,
+      exited: child.exited,
+    });
+    const exit = await child.exited;
+    const fault = exit.fault ?? child.fault();
+    if (fault) return lostOutput(deps, run, fault);
+    throw err;
+  }
 
   const timeout = run.timeoutSeconds;
   const deadline = run.startedAt + timeout * 1000;
@@ -125,17 +146,8 @@ export async function childOutcome(
   }
 
   const exit = await child.exited;
-  if (why === "fault" || exit.fault) {
-    const fault = exit.fault ?? child.fault();
-    const said = errorText(
-      homeFault(fault, ctx.home, dir) ?? `Cannot write the task's logs in ${dir}: ${fault}`,
-    );
-    return {
-      state: "TASK_STATE_FAILED",
-      text: `${facts.display_name}'s output could not be kept, so its answer was lost. ${said}`,
-      log: logs.stderr,
-    };
-  }
+  const fault = exit.fault ?? (why === "fault" ? child.fault() : undefined);
+  if (fault) return lostOutput(deps, run, fault);
   const stdout = readBounded(logs.stdout);
   const stderr = readBounded(logs.stderr);
   const result = parseHeadlessOutput(harness, {
@@ -284,6 +296,20 @@ function checkHandedOver(
       { remediation: "Run the task again; the harness may have written into its task folder" },
     );
   }
+}
+
+/** The outcome of a child whose output could not be written (a full disk, say). */
+function lostOutput(deps: LocalRunDeps, run: ChildRun, fault: Error): Outcome {
+  const said = errorText(
+    homeFault(fault, deps.ctx.home, run.taskDir) ??
+      `Cannot write the task's logs in ${run.taskDir}: ${fault}`,
+  );
+  return {
+    state: "TASK_STATE_FAILED",
+    text: `${getHarness(run.harness).display_name}'s output could not be kept, so its answer ` +
+      `was lost. ${said}`,
+    log: run.logs.stderr,
+  };
 }
 
 /**
