@@ -414,6 +414,8 @@ export interface PathStat {
   mode: number | null;
   /** Its size in bytes (meaningful for a regular file). */
   size: number;
+  /** Its owner's user id (null where the OS has none). */
+  uid: number | null;
 }
 
 /** What is at `path`, following links; undefined when it cannot be stat'ed. */
@@ -429,10 +431,10 @@ export function lstatPath(path: string): PathStat | undefined {
 function statWith(path: string, link: boolean): PathStat | undefined {
   try {
     if (deno) {
-      const { isFile, isDirectory, isSymlink, mode, size } = link
+      const { isFile, isDirectory, isSymlink, mode, size, uid } = link
         ? deno.lstatSync(path)
         : deno.statSync(path);
-      return { isFile, isDirectory, isSymlink, mode, size };
+      return { isFile, isDirectory, isSymlink, mode, size, uid };
     }
     const stat = link ? nodeFs().lstatSync(path) : nodeFs().statSync(path);
     return {
@@ -441,6 +443,7 @@ function statWith(path: string, link: boolean): PathStat | undefined {
       isSymlink: stat.isSymbolicLink(),
       mode: stat.mode,
       size: stat.size,
+      uid: hostPlatform() === "win32" ? null : stat.uid,
     };
   } catch {
     return undefined;

@@ -252,12 +252,14 @@ export type LauncherKind = typeof LAUNCHER_KINDS[number];
  * server needs. `npx` gives `npx -y observal@<version>`, for configs shared in a repository.
  *
  * @param kind "self" (default) or "npx"
- * @param options the version for npx, and OBSERVAL_HOME (the only folder the server writes)
+ * @param options the version for npx; OBSERVAL_HOME, the only folder the server writes; and
+ *   `socket`, a socket outside it that the server connects to (Deno asks write access for
+ *   that)
  * @returns argv; append the observal command (`delegate mcp ...`)
  */
 export function selfLauncher(
   kind: LauncherKind,
-  options: { version: string; home: string },
+  options: { version: string; home: string; socket?: string },
 ): string[] {
   if (kind === "npx") return ["npx", "-y", `observal@${options.version}`];
   const { fs: { realpathSync }, path: { basename } } = builtins();
@@ -282,7 +284,7 @@ export function selfLauncher(
     "--allow-env",
     "--allow-sys=hostname,osRelease,uid",
     "--allow-read",
-    `--allow-write=${options.home}`,
+    `--allow-write=${[options.home, ...(options.socket ? [options.socket] : [])]}`,
     "--allow-net",
     `--allow-run=${[exec, "git", "kill", "cat", "readlink", "ps", "lsof", ...sandboxTool()]}`,
     "--v8-flags=--max-semi-space-size=1",

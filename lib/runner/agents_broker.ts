@@ -16,7 +16,11 @@ import type { Server, Socket } from "node:net";
 import type { Task } from "../a2a/tasks/mod.ts";
 import { type Context, selfLauncher, VERSION, type Writer } from "../core/mod.ts";
 import { hostPlatform, join, nodeChildProcess, nodeFs, removeFile } from "../core/system/mod.ts";
-import { agentsSocketPath } from "../workspace/roots/mod.ts";
+import {
+  agentsSocketFolder,
+  agentsSocketPath,
+  makeAgentsSocketFolder,
+} from "../workspace/roots/mod.ts";
 import { childEnv } from "./child_env.ts";
 import { logFile } from "./worker_process.ts";
 
@@ -25,7 +29,10 @@ export const MAX_AGENTS_SERVERS = 4;
 
 /** What {@linkcode openAgentsBroker} needs. */
 export interface AgentsBrokerInput {
-  /** The socket's path, in the task folder: a fenced worker may listen there only. */
+  /**
+   * The socket's path, in the task folder or the folder made for it: a fenced worker may
+   * listen there only.
+   */
   socket: string;
   /** The child's copy: each server runs there, as it would have inside. */
   cwd: string;
@@ -117,6 +124,9 @@ export async function childBroker(
   }
   const harness = task.metadata.observal.harness;
   try {
+    // A task folder too deep for a socket has the socket in a folder of its own.
+    const own = agentsSocketFolder(taskDir);
+    if (own) makeAgentsSocketFolder(own);
     return await openAgentsBroker({
       socket,
       cwd: ws.path,
@@ -138,7 +148,8 @@ export async function childBroker(
       log: ctx.io.stderr,
     });
   } catch (err) {
-    ctx.io.stderr.write(`observal-agents: cannot listen on ${socket}: ${String(err)}\n`);
+    const why = err instanceof Error ? err.message : String(err);
+    ctx.io.stderr.write(`observal-agents: cannot listen on ${socket}: ${why}\n`);
     return undefined;
   }
 }

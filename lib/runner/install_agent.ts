@@ -116,7 +116,7 @@ export async function fetchAgent(
   const env = serverEnv(deps.ctx);
   if (agentsSocket) env[AGENTS_SOCKET_ENV] = agentsSocket;
   const snippet = withDelegationLauncher(install.config_snippet, harness, {
-    command: selfLauncher("self", { version: VERSION, home: deps.ctx.home }),
+    command: selfLauncher("self", { version: VERSION, home: deps.ctx.home, socket: agentsSocket }),
     env,
   });
   return {

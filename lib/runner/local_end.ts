@@ -5,7 +5,7 @@
  */
 import { isInterrupted, type Task } from "../a2a/mod.ts";
 import { isoSeconds } from "../core/mod.ts";
-import { removeWorkspace } from "../workspace/mod.ts";
+import { removeAgentsSocketFolder, removeWorkspace } from "../workspace/roots/mod.ts";
 import { agentMessage, markChanged, namingLog } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
 import { reapTask } from "./reaper.ts";
@@ -47,6 +47,7 @@ export async function followHandedOver(deps: LocalRunDeps, id: string): Promise<
     if (!adopted) throw new Error("the handover record could not be read");
     left = await cancelLeft(deps, id);
     removeWorkspace(adopted.ws.root, ctx.home);
+    removeAgentsSocketFolder(store.taskDir(id));
     outcome = adopted.outcome;
   } catch (err) {
     ctx.io.stderr.write(`${err instanceof Error ? err.stack ?? err.message : err}\n`);

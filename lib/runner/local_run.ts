@@ -31,7 +31,7 @@ import {
   removeWorkspace,
   type Workspace,
 } from "../workspace/mod.ts";
-import { agentsSocketPath } from "../workspace/roots/mod.ts";
+import { agentsSocketPath, removeAgentsSocketFolder } from "../workspace/roots/mod.ts";
 import { childBroker } from "./agents_broker.ts";
 import { childEnv } from "./child_env.ts";
 import { fetchAgent, type FetchedAgent, type InstalledAgent, writeAgent } from "./install_agent.ts";
@@ -343,6 +343,7 @@ export async function runLocal(
     if (outcome! !== "handed over") {
       left = await cancelLeft(deps, id);
       removeWorkspace(ws.root, ctx.home);
+      removeAgentsSocketFolder(store.taskDir(id));
     }
   }
   if (outcome === "handed over" || outcome === "not started") return store.require(id);

@@ -10,7 +10,11 @@ import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import type { Context } from "../core/mod.ts";
 import { killProcessesIn, matchProcess, signalGroup } from "../process/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
-import { listWorkspaceRoots, removeWorkspace } from "../workspace/roots/mod.ts";
+import {
+  listWorkspaceRoots,
+  removeAgentsSocketFolder,
+  removeWorkspace,
+} from "../workspace/roots/mod.ts";
 
 /** A workspace with no task at all is removed once it is this old (a crash mid-creation). */
 export const ORPHAN_WORKSPACE_MS = 24 * 60 * 60 * 1000;
@@ -56,6 +60,7 @@ export function reapTask(
     if (killProcessesIn(root, meta.runnerStartTime) > 0) result = "killed";
   }
   if (options.dryRun) return root && pathExists(root) ? "removed" : "nothing";
+  removeAgentsSocketFolder(store.taskDir(task.id));
   if (root && pathExists(root) && removeWorkspace(root, home) && result === "nothing") {
     result = "removed";
   }

@@ -1,8 +1,9 @@
 /**
  * What a sandboxed harness child may write and see, as real paths, independent of the tool
  * that enforces it (bubblewrap on Linux, Seatbelt on macOS). Everything is read-only but
- * the child's copy, its task folder, a private temp folder and the harness's own state;
- * the usual credential stores and what observal keeps in OBSERVAL_HOME are hidden.
+ * the child's copy, its task folder (and its broker socket's folder, when that is apart), a
+ * private temp folder and the harness's own state; the usual credential stores and what
+ * observal keeps in OBSERVAL_HOME are hidden.
  * @module
  */
 import {
@@ -14,6 +15,7 @@ import {
   realPathOrLexical,
 } from "../core/system/mod.ts";
 import type { Env } from "../core/mod.ts";
+import { madeAgentsSocketFolder } from "../workspace/roots/mod.ts";
 
 /**
  * Credential stores hidden from the child, relative to the home folder. A harness's own
@@ -197,9 +199,12 @@ export function hiddenSecrets(home: string, writable: readonly string[]): Hidden
  */
 export function sandboxPolicy(input: SandboxPolicyInput): SandboxPolicy {
   const home = input.env.HOME ? realPathOrLexical(input.env.HOME) : undefined;
+  // The broker's socket, when the task folder is too deep to hold it (agents_socket.ts).
+  const socketFolder = madeAgentsSocketFolder(input.taskDir);
   const writable = outermost([
     realPathOrLexical(input.workspaceRoot),
     realPathOrLexical(input.taskDir),
+    ...(socketFolder ? [realPathOrLexical(socketFolder)] : []),
     ...input.mounts.state,
   ]);
   const reads = (input.readable ?? []).map(realPathOrLexical);

@@ -11,7 +11,7 @@ import {
   realPathOrLexical,
   resolve,
 } from "../core/system/mod.ts";
-import { agentsSocketPath } from "../workspace/roots/mod.ts";
+import { agentsSocketFolder, agentsSocketPath } from "../workspace/roots/mod.ts";
 import {
   type Context,
   selfLauncher,
@@ -123,10 +123,13 @@ export function localPermissions(
   // The child's observal-agents servers run outside its sandbox, started from here
   // (agents_broker.ts): this same observal.
   run.push(selfLauncher("self", { version: VERSION, home: ctx.home })[0]);
-  // They connect through its socket in the task folder (Deno names a socket exactly).
+  // They connect through its socket in the task folder, or in a folder of its own when the
+  // task folder is too deep for a socket (Deno names a socket exactly).
   const socket = fence && agentsSocketPath(fence.taskDir);
   const sockets = socket ? [socket, realPathOrLexical(socket)].map((p) => `unix:${p}`) : [];
-  const write = [...files.write, workspaces];
+  const socketFolder = fence && agentsSocketFolder(fence.taskDir);
+  if (socketFolder) read.push(socketFolder);
+  const write = [...files.write, workspaces, ...(socketFolder ? [socketFolder] : [])];
   if (harness.sessionDir) write.push(harness.sessionDir);
   const sandbox = harness.sandbox;
   // The sandbox's program, which the worker runs the harness under.

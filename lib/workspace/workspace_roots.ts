@@ -31,32 +31,6 @@ export function workspacesDir(home: string): string {
   return join(home, "delegations", "ws");
 }
 
-/**
- * Where a child's observal-agents server reaches the broker outside the child's sandbox
- * (lib/runner/agents_broker.ts): the socket in its task folder. Undefined when the path is
- * longer than a socket address may be (104 bytes on macOS, 108 on Linux), and on Windows:
- * the child then cannot delegate further.
- *
- * @example
- * ```ts ignore
- * agentsSocketPath("/home/me/.observal/delegations/0b4f0c4e-8a9e-4d52-9f33-3c1d3e0c7a11");
- * // "/home/me/.observal/delegations/0b4f0c4e-8a9e-4d52-9f33-3c1d3e0c7a11/agents.sock"
- * ```
- */
-export function agentsSocketPath(dir: string): string | undefined {
-  // Windows has no socket files: its children delegate from inside, unsandboxed as they are.
-  if (hostPlatform() === "win32") return undefined;
-  const path = join(dir, AGENTS_SOCKET);
-  return new TextEncoder().encode(path).length < MAX_SOCKET_PATH ? path : undefined;
-}
-
-/** The broker's socket's name in a task folder. */
-export const AGENTS_SOCKET = "agents.sock";
-/** The variable a child's environment names the broker's socket in. */
-export const AGENTS_SOCKET_ENV = "OBSERVAL_AGENTS_SOCKET";
-/** Bytes a socket address holds, its final NUL included, on the strictest system (macOS). */
-const MAX_SOCKET_PATH = 104;
-
 /** The workspace roots under `home` (resolved paths, sorted); none when the folder is missing. */
 export function listWorkspaceRoots(home: string): string[] {
   // Most homes have never held a workspace: say so without loading node:fs.

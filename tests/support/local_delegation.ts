@@ -87,10 +87,10 @@ export async function publishApproved(
 }
 
 export async function localPlayground(
-  options: { yaml?: string; env?: Env } = {},
+  options: { yaml?: string; env?: Env; homeName?: string } = {},
 ): Promise<LocalPlayground> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "observal-local-")));
-  const home = join(root, "home");
+  const home = join(root, options.homeName ?? "home");
   const repo = join(root, "repo");
   const bin = join(root, "bin");
   for (const d of [home, repo, bin]) mkdirSync(d, { recursive: true });
