@@ -14,7 +14,7 @@
  */
 import { canonicalizeAgentCard } from "@a2a-js/sdk";
 import * as jose from "jose";
-import type { ObservalError } from "../core/mod.ts";
+import { errorMessage, type ObservalError } from "../core/mod.ts";
 import { cardError } from "./_card_error.ts";
 import { CARD_SIGNATURE_ALGORITHMS } from "./card_signature_algorithms.ts";
 import { canonicalJson } from "./digest.ts";
@@ -82,7 +82,7 @@ export async function verifyCardSignatures(
       const keyId = await verifyEntry(entry, payloads, options, keySets);
       return { status: "verified", keyId };
     } catch (err) {
-      reasons.push(`signature ${index + 1}: ${err instanceof Error ? err.message : String(err)}`);
+      reasons.push(`signature ${index + 1}: ${errorMessage(err)}`);
     }
   }
   throw refusal(reasons.join("; "));

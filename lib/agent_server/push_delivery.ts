@@ -16,7 +16,7 @@ import {
   V1PushNotificationSerializer,
 } from "@a2a-js/sdk/server";
 import { V03PushNotificationSerializer } from "@a2a-js/sdk/compat/v0_3/server";
-import { ObservalError } from "../core/mod.ts";
+import { errorMessage, ObservalError } from "../core/mod.ts";
 import { hostRequest, pinAddress, type Requester, type Resolve } from "../net/mod.ts";
 import { type PushConfigs, webhookProblem } from "./push_configs.ts";
 
@@ -91,7 +91,7 @@ export class WebhookSender implements PushNotificationSender {
         } catch (err) {
           this.#options.log(
             `Push notification for task ${taskId} to ${stored.config.url} not delivered: ${
-              err instanceof Error ? err.message : String(err)
+              errorMessage(err)
             }`,
           );
         } finally {
@@ -173,7 +173,7 @@ export class WebhookSender implements PushNotificationSender {
         return { retry: false, reason: err.message };
       }
       if (timeout.aborted) return { retry: true, reason: `no answer within ${timeoutMs} ms` };
-      return { retry: true, reason: err instanceof Error ? err.message : String(err) };
+      return { retry: true, reason: errorMessage(err) };
     }
   }
 

@@ -122,9 +122,22 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === "string" && Object.hasOwn(CODES, code);
 }
 
+/**
+ * What was thrown, as text: an error's message, anything else as a string.
+ *
+ * @example
+ * ```ts
+ * errorMessage(new Error("disk full")); // "disk full"
+ * errorMessage("gone"); // "gone"
+ * ```
+ */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Wraps anything thrown into an {@linkcode ObservalError}, keeping ours as they are. */
 export function toObservalError(err: unknown): ObservalError {
   if (err instanceof ObservalError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return new ObservalError("INTERNAL", `Unexpected failure: ${message}`, { cause: err });
 }

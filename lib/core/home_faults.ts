@@ -7,7 +7,7 @@
  * cheap probe (create, write and remove one small file in the home) asks the OS directly.
  * @module
  */
-import { ObservalError } from "./errors.ts";
+import { errorMessage, ObservalError } from "./errors.ts";
 import { hostPid, nodeFs, realPathOrLexical } from "./host.ts";
 import { isWithin, join } from "./paths.ts";
 
@@ -53,7 +53,7 @@ export function homeFaultKind(
     }
     const sqlite = (e as { errcode?: unknown }).errcode;
     const primary = typeof sqlite === "number" ? sqlite & 0xff : undefined;
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     if (primary === SQLITE_FULL || FULL.test(message)) return "full";
     if (primary === SQLITE_READONLY || READONLY.test(message)) {
       // The folder may be writable and the file not (its owner or mode): the probe tells.

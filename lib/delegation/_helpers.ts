@@ -14,11 +14,6 @@ export function appendLog(path: string, text: string): void {
   } catch { /* nowhere else to say it */ }
 }
 
-/** What was thrown, as text. */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** What to do when a write under OBSERVAL_HOME fails. */
 export function spaceRemediation(home: string): string {
   return `Check that ${home} is writable and its disk has free space, then run it again`;

@@ -5,7 +5,13 @@
  */
 import type { Task } from "../a2a/tasks/mod.ts";
 import { type FileLock, nodeFs } from "../core/system/mod.ts";
-import { homeFault, ObservalError, type SelfPermissions, serverTarget } from "../core/mod.ts";
+import {
+  errorMessage,
+  homeFault,
+  ObservalError,
+  type SelfPermissions,
+  serverTarget,
+} from "../core/mod.ts";
 import {
   clearPid,
   prepareWorkerLog,
@@ -18,7 +24,7 @@ import {
   writePidNamespace,
 } from "../runner/mod.ts";
 import type { Caller } from "./caller.ts";
-import { errorText, netPermissions, spaceRemediation } from "./_helpers.ts";
+import { netPermissions, spaceRemediation } from "./_helpers.ts";
 import type { DelegationDeps } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
 
@@ -76,7 +82,7 @@ export function createTask(
     nodeFs().rmSync(dir, { recursive: true, force: true });
     throw homeFault(cause, deps.ctx.home, store.root) ?? new ObservalError(
       "UNAVAILABLE",
-      `Cannot create the task folder ${dir}: ${errorText(cause)}`,
+      `Cannot create the task folder ${dir}: ${errorMessage(cause)}`,
       { cause, resource: dir, remediation: spaceRemediation(deps.ctx.home) },
     );
   }
@@ -117,7 +123,7 @@ export function launchWorker(
     clearPid(dir);
     pid = s.deps.launch(task.id, dir, perms({ taskDir: dir, storePath: store.path }));
   } catch (err) {
-    const detail = errorText(err);
+    const detail = errorMessage(err);
     let unsettled = "";
     try {
       settle(
@@ -130,7 +136,7 @@ export function launchWorker(
       );
     } catch (settleErr) {
       // Then `status` fails it once the start grace period has passed.
-      unsettled = ` (and the task could not be marked failed: ${errorText(settleErr)})`;
+      unsettled = ` (and the task could not be marked failed: ${errorMessage(settleErr)})`;
     }
     throw new ObservalError(
       "UNAVAILABLE",

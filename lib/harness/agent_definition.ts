@@ -6,7 +6,7 @@
  */
 import { parseDocument } from "./_yaml.ts";
 import { z } from "zod";
-import { ObservalError, utf8Length } from "../core/mod.ts";
+import { errorMessage, ObservalError, utf8Length } from "../core/mod.ts";
 import { describeIssue, formatPath } from "./_issues.ts";
 import { flowDepth } from "./_yaml_depth.ts";
 import { HARNESS_KEYS, type HarnessKey, HarnessKeySchema } from "./registry.ts";
@@ -341,7 +341,7 @@ export function parseAgentYaml(text: string): AgentDefinition {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
     if (err instanceof RangeError) throw tooDeep("too many levels", err);
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     throw new ObservalError(
       "INVALID_AGENT",
       `The agent definition uses YAML aliases too heavily to expand safely: ${detail}`,

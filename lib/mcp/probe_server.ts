@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { errorMessage } from "../core/mod.ts";
 
 /** What a probe found. */
 export type ProbeResult =
@@ -60,7 +61,7 @@ export async function probeMcpServer(options: ProbeOptions): Promise<ProbeResult
     const found = await Promise.race([answer, limit]);
     return { ok: true, ...found };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err), stderr };
+    return { ok: false, error: errorMessage(err), stderr };
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => {});

@@ -1,5 +1,5 @@
 import { startTimer } from "../core/system/mod.ts";
-import { concatBytes, ObservalError } from "../core/mod.ts";
+import { concatBytes, errorMessage, ObservalError } from "../core/mod.ts";
 import { parseHttpUrl } from "./_http_url.ts";
 import { hostRequest } from "./host_request.ts";
 import { pinAddress, raceAbort } from "./pin_address.ts";
@@ -111,7 +111,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     }
     if (signal.aborted && options.signal?.aborted) throw options.signal.reason;
     if (err instanceof ObservalError) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     throw new ObservalError(
       "NETWORK",
       `The ${label} could not be fetched from ${target.href}: ${reason}`,

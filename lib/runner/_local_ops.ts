@@ -4,7 +4,7 @@
  * @module
  */
 import type { Artifact, Task } from "../a2a/mod.ts";
-import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { type Context, errorMessage, isoSeconds, ObservalError } from "../core/mod.ts";
 import type { RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { agentMessage, markChanged } from "./task_ops.ts";
@@ -53,5 +53,5 @@ export function errorText(err: unknown): string {
   if (err instanceof ObservalError) {
     return [err.message, err.remediation].filter(Boolean).join(". ");
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

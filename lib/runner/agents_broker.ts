@@ -14,7 +14,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Server, Socket } from "node:net";
 import type { Task } from "../a2a/tasks/mod.ts";
-import { type Context, selfLauncher, VERSION, type Writer } from "../core/mod.ts";
+import { type Context, errorMessage, selfLauncher, VERSION, type Writer } from "../core/mod.ts";
 import { hostPlatform, join, nodeChildProcess, nodeFs, removeFile } from "../core/system/mod.ts";
 import {
   agentsSocketFolder,
@@ -148,7 +148,7 @@ export async function childBroker(
       log: ctx.io.stderr,
     });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     ctx.io.stderr.write(`observal-agents: cannot listen on ${socket}: ${why}\n`);
     return undefined;
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Task } from "../a2a/mod.ts";
+import { errorMessage } from "../core/mod.ts";
 import type { RemoteClient } from "../a2a/client/mod.ts";
 import { approvedEndpoint, clientFor } from "./remote_endpoint.ts";
 import { settle } from "./task_ops.ts";
@@ -14,11 +15,6 @@ import type { RemoteRunDeps } from "./remote_run.ts";
 export const LOCAL_CANCEL_MS = 5000;
 /** How long the agent is given to take a cancel the caller asked for. */
 const CALLER_CANCEL_MS = 10_000;
-
-/** An error's message, for a status line or the log. */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** Tells the remote agent to cancel and settles the task as canceled either way. */
 export async function cancelWith(
@@ -32,7 +28,7 @@ export async function cancelWith(
     try {
       await client.cancel(remoteId, AbortSignal.timeout(CALLER_CANCEL_MS));
     } catch (err) {
-      text = `Canceled by the caller, but the remote agent did not confirm: ${errorText(err)}`;
+      text = `Canceled by the caller, but the remote agent did not confirm: ${errorMessage(err)}`;
     }
   }
   deps.store.clearCancel(task.id);
@@ -45,7 +41,7 @@ export async function cancelRemote(deps: RemoteRunDeps, task: Task): Promise<Tas
   try {
     endpoint = await approvedEndpoint(deps, task);
   } catch (err) {
-    endpoint = { refused: errorText(err) };
+    endpoint = { refused: errorMessage(err) };
   }
   if ("refused" in endpoint) {
     // Credentials never go to an agent that lost approval, so it is not told.
@@ -65,7 +61,7 @@ export async function cancelRemote(deps: RemoteRunDeps, task: Task): Promise<Tas
       deps.store,
       task.id,
       "TASK_STATE_CANCELED",
-      `Canceled by the caller, but the remote agent was not told: ${errorText(err)}.`,
+      `Canceled by the caller, but the remote agent was not told: ${errorMessage(err)}.`,
       deps.ctx,
     );
   }
@@ -84,6 +80,6 @@ export async function abandonRemote(deps: RemoteRunDeps, task: Task): Promise<vo
     if ("refused" in endpoint) return; // credentials never go to an agent that lost approval
     await clientFor(deps, endpoint).cancel(remoteId, AbortSignal.timeout(LOCAL_CANCEL_MS));
   } catch (err) {
-    deps.ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorText(err)}\n`);
+    deps.ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorMessage(err)}\n`);
   }
 }

@@ -21,13 +21,13 @@ import {
   type Task,
 } from "../a2a/mod.ts";
 import { type AnsweredStatus, followRemoteTask, type FollowTiming } from "../a2a/client/mod.ts";
-import { type Context, isoSeconds, ObservalError } from "../core/mod.ts";
+import { type Context, errorMessage, isoSeconds, ObservalError } from "../core/mod.ts";
 import { join, nodeProcess, readText, startTimer, writeText } from "../core/system/mod.ts";
 import type { Requester, Resolve } from "../net/mod.ts";
 import type { EntryDocument, RegistryClient } from "../registry/mod.ts";
 import type { TaskStore } from "../store/mod.ts";
 import { approvedEndpoint, clientFor } from "./remote_endpoint.ts";
-import { cancelWith, errorText, LOCAL_CANCEL_MS } from "./remote_cancel.ts";
+import { cancelWith, LOCAL_CANCEL_MS } from "./remote_cancel.ts";
 import { agentMessage, markChanged, settle } from "./task_ops.ts";
 import { workerLog } from "./worker_process.ts";
 import { dropRepoState, loadRepoState } from "./sent_repo_state.ts";
@@ -167,7 +167,7 @@ function failureText(err: unknown): string {
   if (err instanceof ObservalError) {
     return [err.message, err.remediation].filter(Boolean).join(". ") + ".";
   }
-  return `The remote run failed: ${errorText(err)}.`;
+  return `The remote run failed: ${errorMessage(err)}.`;
 }
 
 /**
@@ -348,10 +348,10 @@ async function run(deps: RemoteRunDeps, initial: Task, options: RemoteRunOptions
     // Stopped for a reason of ours while the agent may still be at work: tell it to stop.
     if (err instanceof RemoteRefusalError && remoteId) {
       await client.cancel(remoteId, AbortSignal.timeout(LOCAL_CANCEL_MS)).catch((e) =>
-        ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorText(e)}\n`)
+        ctx.io.stderr.write(`the remote agent did not take the cancel: ${errorMessage(e)}\n`)
       );
     }
-    ctx.io.stderr.write(`${errorText(err)}\n`);
+    ctx.io.stderr.write(`${errorMessage(err)}\n`);
     return settle(store, id, "TASK_STATE_FAILED", failureText(err), ctx, {
       log: workerLog(store.taskDir(id)),
     });

@@ -6,7 +6,7 @@
  */
 import { isFinal, type Task } from "../a2a/tasks/mod.ts";
 import { hostPid } from "../core/system/mod.ts";
-import { ObservalError } from "../core/mod.ts";
+import { errorMessage, ObservalError } from "../core/mod.ts";
 import { stateWords } from "../store/mod.ts";
 import type { RemoteRunDeps } from "./remote_run.ts";
 import { settle } from "./task_ops.ts";
@@ -42,7 +42,7 @@ export async function runWorker(deps: WorkerDeps, taskId: string): Promise<numbe
         ? await (await import("./remote_cancel.ts")).cancelRemote(deps, task)
         : settle(store, taskId, "TASK_STATE_CANCELED", "Canceled by the caller.", ctx);
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
+      const detail = errorMessage(err);
       result = settle(
         store,
         taskId,

@@ -6,6 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Task } from "../a2a/tasks/mod.ts";
+import { errorMessage } from "../core/mod.ts";
 import { join, nodeFs } from "../core/system/mod.ts";
 import { walHeaderProblem } from "./_store_faults.ts";
 import { parseStoredTask } from "./_stored_task.ts";
@@ -70,7 +71,7 @@ export function healthProblem(path: string): string | undefined {
     if (results.length === 1 && results[0] === "ok") return undefined;
     return results.slice(0, 3).join("; ");
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   } finally {
     try {
       db?.close();

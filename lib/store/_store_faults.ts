@@ -4,7 +4,7 @@
  * @module
  */
 import { dirname, nodeFs, pathExists, readHead } from "../core/system/mod.ts";
-import { homeFault, ObservalError } from "../core/mod.ts";
+import { errorMessage, homeFault, ObservalError } from "../core/mod.ts";
 import { isTaskId } from "./task_id.ts";
 
 /** The command that rebuilds a damaged store from what can still be read. */
@@ -27,10 +27,6 @@ function sqliteCode(err: unknown): number | undefined {
   return typeof code === "number" ? code & 0xff : undefined;
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** The error for a store file that SQLite cannot read. */
 export function damagedStore(file: string, detail: string, cause?: unknown): ObservalError {
   return new ObservalError("UNAVAILABLE", `The task store ${file} is damaged (${detail})`, {
@@ -48,7 +44,7 @@ export function damagedStore(file: string, detail: string, cause?: unknown): Obs
 export function storeFault(err: unknown, file: string, home: string): ObservalError | undefined {
   if (err instanceof ObservalError) return undefined;
   const code = sqliteCode(err);
-  const message = messageOf(err);
+  const message = errorMessage(err);
   if (code === SQLITE_CORRUPT || code === SQLITE_NOTADB || DAMAGED.test(message)) {
     return damagedStore(file, message.replace(/\.$/, ""), err);
   }

@@ -8,7 +8,7 @@
  */
 import { join, nodeFs } from "../core/system/mod.ts";
 import { DatabaseSync } from "node:sqlite";
-import { ObservalError } from "../core/mod.ts";
+import { errorMessage, ObservalError } from "../core/mod.ts";
 import { openDatabase, transaction } from "../sqlite/mod.ts";
 import { MIGRATIONS } from "./_migrations.ts";
 import { indexColumns } from "./_stored_task.ts";
@@ -184,7 +184,7 @@ function storeProblem(path: string, folders: Folders): string | undefined {
       behind ? `${behind} task(s) are older in tasks.db than in their folders` : "",
     ].filter(Boolean).join("; ");
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   } finally {
     try {
       db?.close();

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { ObservalError } from "../core/mod.ts";
+import { errorMessage, ObservalError } from "../core/mod.ts";
 import { seedIndex } from "./_copy.ts";
 import { approxBytes, GIT_TIMEOUT_MS, gitEnv, PATCH_FORMAT, runGit, text } from "./_git.ts";
 import type { GitSettings } from "./types.ts";
@@ -188,8 +188,7 @@ export async function restoreRepoState(options: RestoreOptions): Promise<string>
     });
   const git = (args: string[], more: Partial<Parameters<typeof runGit>[1]> = {}) =>
     runGit(args, { cwd: into, settings, signal, ...more });
-  const firstLine = (e: unknown) =>
-    (e instanceof Error ? e.message : String(e)).replace(/^git \S+ failed: /, "").split("\n")[0];
+  const firstLine = (e: unknown) => errorMessage(e).replace(/^git \S+ failed: /, "").split("\n")[0];
   if (state.head !== undefined && !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(state.head)) {
     throw refuse("HEAD is not a commit id");
   }
