@@ -21,7 +21,12 @@ import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { createContext, type Env } from "../../lib/core/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
-import { pidExists, signalGroup } from "../../lib/process/mod.ts";
+import {
+  pidExists,
+  processCommandLine,
+  processIdentity,
+  signalGroup,
+} from "../../lib/process/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { cli, type CliResult } from "./cli.ts";
 
@@ -155,7 +160,20 @@ export async function localPlayground(
       for (const id of existsSync(tasks) ? readdirSync(tasks) : []) {
         const pid = readPid(join(tasks, id));
         while (pid !== undefined && workerAlive(pid, id, join(tasks, id))) {
-          if (Date.now() > deadline) throw new Error(`worker ${pid} for ${id} did not exit`);
+          if (Date.now() > deadline) {
+            // What holds it, for a failure that shows once in many runs.
+            const text = (name: string) => {
+              const path = join(tasks, id, name);
+              return existsSync(path) ? readFileSync(path, "utf8").slice(-2000) : undefined;
+            };
+            const seen = {
+              command: processCommandLine(pid),
+              identity: processIdentity(pid),
+              lock: text("runner.lock"),
+              log: text("worker.log"),
+            };
+            throw new Error(`worker ${pid} for ${id} did not exit: ${JSON.stringify(seen)}`);
+          }
           await new Promise((res) => setTimeout(res, 20));
         }
       }
