@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import {
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -43,6 +42,7 @@ import {
   setup,
   until,
 } from "../support/gated_agent.ts";
+import { mountSmallDisk } from "../support/small_disk.ts";
 
 // ---------------------------------------------------------------------------------------
 
@@ -229,14 +229,6 @@ Deno.test("`observal delegate list | head -1` ends quietly: no stack trace, exit
 // ---------------------------------------------------------------------------------------
 // Disks that fill up. Each test mounts its own small tmpfs on <home>/delegations.
 
-function mount(dir: string, options: string): () => void {
-  mkdirSync(dir, { recursive: true });
-  const out = new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", options, "tmpfs", dir] })
-    .outputSync();
-  assert.equal(out.code, 0, `mount: ${new TextDecoder().decode(out.stderr)}`);
-  return () => void new Deno.Command("umount", { args: ["-l", dir] }).outputSync();
-}
-
 /** True while a process with this pid exists (signal 0 only checks). */
 function alive(pid: number): boolean {
   try {
@@ -258,7 +250,7 @@ function fill(dir: string, leave: number): string {
 Deno.test("`delegate run` on a full disk: one clear message, exit 9, and no task left behind", async () => {
   const pg = await playground({ behaviour: "complete" });
   const dir = join(pg.home, "delegations");
-  const unmount = mount(dir, "size=4m");
+  const unmount = mountSmallDisk(dir, "size=4m");
   try {
     const first = await pg.json(["delegate", "run", pg.identifier, "warm up", "--wait", "60"]);
     assert.equal(first.code, 0, first.stderr);
@@ -300,7 +292,7 @@ Deno.test("`delegate run` where the worker's log cannot be created (no inodes le
   const pg = await playground({ behaviour: "complete" });
   const dir = join(pg.home, "delegations");
   // Enough inodes for the folder and the database files, not for one more task's log.
-  const unmount = mount(dir, "size=8m,nr_inodes=16");
+  const unmount = mountSmallDisk(dir, "size=8m,nr_inodes=16");
   // Held open, so the database's -wal and -shm files stay and need no new inodes.
   const held = openTaskStore({
     home: pg.home,
@@ -341,7 +333,7 @@ Deno.test("`delegate run` where the worker's log cannot be created (no inodes le
 Deno.test("starts on a nearly full disk fail clearly or succeed, and no task stays submitted", async () => {
   const pg = await playground({ behaviour: "complete" });
   const dir = join(pg.home, "delegations");
-  const unmount = mount(dir, "size=1m");
+  const unmount = mountSmallDisk(dir, "size=1m");
   const ctx = createContext({ env: pg.env, cwd: pg.home });
   const store = openTaskStore({ home: pg.home, clock: ctx.clock });
   const registry = openRegistryClient(ctx);

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statfsSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { systemClock } from "../../lib/core/mod.ts";
@@ -18,6 +18,7 @@ import { openTaskStore } from "../../lib/store/mod.ts";
 import { setup, workersGone } from "../support/gated_agent.ts";
 import { localPlayground } from "../support/local_delegation.ts";
 import { MAIN } from "../support/process.ts";
+import { canMountDisks, mountSmallDisk } from "../support/small_disk.ts";
 
 interface Ran {
   code: number;
@@ -224,19 +225,13 @@ Deno.test("after a full run with umask 000, no file in the home is more open tha
   }
 });
 
-const isRoot = Deno.uid() === 0;
-
 Deno.test({
   name: "a disk that fills while the harness writes: the task fails naming the full disk",
-  ignore: !isRoot, // a tmpfs of a few MB needs root to mount
+  ignore: !canMountDisks,
   async fn() {
     const pg = await localPlayground();
     const dir = join(pg.home, "delegations");
-    mkdirSync(dir, { recursive: true });
-    const mounted = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir],
-    }).output();
-    assert.equal(mounted.code, 0, new TextDecoder().decode(mounted.stderr));
+    const unmount = mountSmallDisk(dir, "size=4m");
     try {
       pg.program("claude", FAKE_CLAUDE);
       // Twice the disk: the child's output fills it while the run is under way.
@@ -261,7 +256,7 @@ Deno.test({
       assert.ok(Number(fs.bavail) * Number(fs.bsize) > 1024 * 1024, "space was given back");
       assert.ok(lstatSync(join(dir, task.id, "stdout.log")).size <= 64 * 1024);
     } finally {
-      await new Deno.Command("umount", { args: ["-l", dir] }).output();
+      unmount();
       await pg.close();
     }
   },

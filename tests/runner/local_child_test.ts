@@ -13,21 +13,16 @@ import { childOutcome } from "../../lib/runner/local_child.ts";
 import { openTaskStore } from "../../lib/store/mod.ts";
 import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { localPlayground } from "../support/local_delegation.ts";
-
-const isRoot = Deno.uid?.() === 0;
+import { canMountDisks, mountSmallDisk } from "../support/small_disk.ts";
 
 Deno.test({
   name:
     "childOutcome() on a disk the child's output filled before its pid was kept: the lost output is named and the child ended",
-  ignore: !isRoot || Deno.build.os !== "linux", // a tmpfs of a few MB needs root to mount
+  ignore: !canMountDisks,
   async fn() {
     const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
     const dir = join(pg.home, "delegations");
-    mkdirSync(dir, { recursive: true });
-    const mounted = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir],
-    }).output();
-    assert.equal(mounted.code, 0, new TextDecoder().decode(mounted.stderr));
+    const unmount = mountSmallDisk(dir, "size=4m");
     pg.program("claude", "#!/bin/sh\nexit 0\n");
     const ctx = createContext({ env: pg.env, cwd: pg.repo });
     // The task store lives on the small disk, as it does in the home.
@@ -82,7 +77,7 @@ Deno.test({
       if (pid !== undefined && pidExists(pid)) Deno.kill(-pid, "SIGKILL");
       client?.close();
       store.close();
-      await new Deno.Command("umount", { args: ["-l", dir] }).output();
+      unmount();
       await pg.close();
     }
   },
