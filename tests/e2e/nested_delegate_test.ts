@@ -279,38 +279,40 @@ Deno.test("a remote task the agent left waiting for input is canceled when its r
   }
 });
 
-Deno.test("a sandboxed agent in a home too deep for a socket delegates through a socket of its own under /tmp", async () => {
-  // Its task folders' paths are longer than a socket address may be.
-  const homeName = `home-${"deep".repeat(16)}`;
-  const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "on" }, homeName });
-  try {
-    pg.program("claude", MCP_CALLING_CLAUDE);
-    mkdirSync(join(pg.root, ".claude"), { recursive: true });
-    const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
-    // The agent hands a task to the helper, which finds agents and answers.
-    const calls = {
-      fixer: {
-        name: "delegate",
-        arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
-      },
-    };
-    const env = {
-      STANDIN_CALLS: JSON.stringify(calls),
-      STARTS: join(pg.root, ".claude", "starts"),
-    };
-    const { outer, result } = await runStandIn(pg, env);
-    const socketInTaskFolder = join(pg.home, "delegations", outer.id, "agents.sock");
-    assert.ok(new TextEncoder().encode(socketInTaskFolder).length > 104, socketInTaskFolder);
-    assert.match(result, /state: TASK_STATE_COMPLETED/, result);
-    const inner = onlyChild(pg.home, outer.id);
-    assert.equal(inner.status.state, "TASK_STATE_COMPLETED", JSON.stringify(inner.status));
-    assert.equal(inner.metadata.observal.parentTaskId, outer.id);
-    // Each run's socket folder went with its run.
-    for (const task of [outer, inner]) {
-      const folder = `/tmp/observal-agents-${Deno.uid()}-${task.id}`;
-      assert.ok(!existsSync(folder), `${folder} is left behind`);
+for (const sandbox of ["on", "off"]) {
+  Deno.test(`an agent (sandbox ${sandbox}) in a home too deep for a socket delegates through a socket of its own under /tmp`, async () => {
+    // Its task folders' paths are longer than a socket address may be.
+    const homeName = `home-${"deep".repeat(16)}`;
+    const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: sandbox }, homeName });
+    try {
+      pg.program("claude", MCP_CALLING_CLAUDE);
+      mkdirSync(join(pg.root, ".claude"), { recursive: true });
+      const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
+      // The agent hands a task to the helper, which finds agents and answers.
+      const calls = {
+        fixer: {
+          name: "delegate",
+          arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
+        },
+      };
+      const env = {
+        STANDIN_CALLS: JSON.stringify(calls),
+        STARTS: join(pg.root, ".claude", "starts"),
+      };
+      const { outer, result } = await runStandIn(pg, env);
+      const socketInTaskFolder = join(pg.home, "delegations", outer.id, "agents.sock");
+      assert.ok(new TextEncoder().encode(socketInTaskFolder).length > 104, socketInTaskFolder);
+      assert.match(result, /state: TASK_STATE_COMPLETED/, result);
+      const inner = onlyChild(pg.home, outer.id);
+      assert.equal(inner.status.state, "TASK_STATE_COMPLETED", JSON.stringify(inner.status));
+      assert.equal(inner.metadata.observal.parentTaskId, outer.id);
+      // Each run's socket folder went with its run.
+      for (const task of [outer, inner]) {
+        const folder = `/tmp/observal-agents-${Deno.uid()}-${task.id}`;
+        assert.ok(!existsSync(folder), `${folder} is left behind`);
+      }
+    } finally {
+      await pg.close();
     }
-  } finally {
-    await pg.close();
-  }
-});
+  });
+}
