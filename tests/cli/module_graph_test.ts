@@ -315,7 +315,7 @@ Deno.test("delegate run loads no workspace copying, harness facts or A2A normali
   assert.ok(graph.has("lib/delegation/service.ts"));
   assert.deepEqual(
     loaded(graph, [
-      /^lib\/workspace\/(?!roots\/|remove_workspace|workspace_roots)/,
+      /^lib\/workspace\/(?!roots\/|remove_workspace|workspace_roots|agents_socket)/,
       /^lib\/harness\/(facts\/|headless|_headless|pi_trust|pi_session)/,
       /^lib\/a2a\/(mod|normalize|tokens|digest|compat\/)/,
       ...A2A_CLIENT,
