@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { LocalPlayground } from "../tests/support/local_delegation.ts";
@@ -31,6 +31,8 @@ export const SOURCE: Launcher = { name: "source", argv: [Deno.execPath(), "run",
  */
 export function installWays(): { launchers: Launcher[]; remove(): void } {
   const root = join(import.meta.dirname!, "..");
+  // tmp/ is not in a fresh clone.
+  mkdirSync(join(root, "tmp"), { recursive: true });
   const dir = mkdtempSync(join(root, "tmp", "bench-ways-"));
   try {
     const bundle = join(dir, "bundle");
