@@ -78,13 +78,16 @@ export function madeAgentsSocketFolder(taskDir: string): string | undefined {
   return dir && isPrivateFolder(dir) ? dir : undefined;
 }
 
-/** Removes the socket's own folder of the task whose folder is `taskDir`, if it has one. */
+/**
+ * Removes the socket's own folder of the task whose folder is `taskDir`, if it has one
+ * (and it is this user's: one someone else put there is not ours to remove).
+ */
 export function removeAgentsSocketFolder(taskDir: string): void {
-  const dir = agentsSocketFolder(taskDir);
+  const dir = madeAgentsSocketFolder(taskDir);
   if (!dir) return;
   try {
     nodeFs().rmSync(dir, { recursive: true, force: true });
-  } catch { /* a later sweep of /tmp removes it */ }
+  } catch { /* left to the system's cleaning of /tmp */ }
 }
 
 /** A folder (not a link) of this user's that no one else may enter. */

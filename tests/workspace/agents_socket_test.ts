@@ -74,13 +74,16 @@ Deno.test({
   ignore: !posix,
   fn() {
     const scratch = mkdtempSync(join(tmpdir(), "observal-socket-"));
-    const open = agentsSocketFolder(`/x/${"deep/".repeat(20)}${id()}`)!;
+    const openTaskDir = `/x/${"deep/".repeat(20)}${id()}`;
+    const open = agentsSocketFolder(openTaskDir)!;
     const linkTaskDir = `/x/${"deep/".repeat(20)}${id()}`;
     const link = agentsSocketFolder(linkTaskDir)!;
     try {
       mkdirSync(open);
       chmodSync(open, 0o755);
       assert.throws(() => makeAgentsSocketFolder(open), /not a folder of this user's alone/);
+      removeAgentsSocketFolder(openTaskDir);
+      assert.ok(Deno.lstatSync(open).isDirectory, "a folder that is not ours alone is left");
       // A link to a private folder of ours is refused all the same: it could be repointed.
       const target = join(scratch, "private");
       mkdirSync(target, { mode: 0o700 });
