@@ -205,9 +205,11 @@ Deno.test("in its sandbox the agent delegates through the entry written for it, 
  * Makes the copy slow: keep.txt is checked out through a smudge filter that sleeps, long
  * enough for a busy machine's test to signal the command while git still works.
  */
-function slowCopy(s: Setup): void {
+function slowCopy(s: Setup, gate?: string): void {
   const smudge = join(s.root, "slow-smudge");
-  writeFileSync(smudge, "#!/bin/sh\nsleep 3\ncat\n", { mode: 0o755 });
+  // With a gate the copy lasts until the test opens it, however slowly the test runs.
+  const wait = gate ? `while [ ! -e '${gate}' ]; do sleep 0.05; done` : "sleep 3";
+  writeFileSync(smudge, `#!/bin/sh\n${wait}\ncat\n`, { mode: 0o755 });
   s.git("config", "filter.slow.smudge", smudge);
   s.git("config", "filter.slow.clean", "cat");
   writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
@@ -272,20 +274,22 @@ Deno.test("Ctrl-C at the terminal (the whole process group) while the copy is ma
 
 Deno.test("Ctrl-C twice while the copy is made: quits at once, the task stopped by the user, no copy left", async () => {
   const s = await setup();
+  const copied = join(s.root, "copy-gate");
   try {
-    slowCopy(s);
+    slowCopy(s, copied);
     const { caller, task } = await runAsJob(s);
     Deno.kill(-caller.pid, "SIGINT");
-    // The first waits for the copy to reach a step where the task can be let go; a second
-    // quits at once.
+    // The first waits for the copy to reach a step where the task can be let go, which it
+    // cannot while the gate is shut; a second quits at once.
     await new Promise((r) => setTimeout(r, 100));
     Deno.kill(-caller.pid, "SIGINT");
     const ran = await caller.output();
+    writeFileSync(copied, "");
     const stderr = new TextDecoder().decode(ran.stderr);
     assert.equal(ran.code, 130, stderr);
     assert.match(stderr, /Interrupted again: quitting now/);
     const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
-    assert.equal(seen.status.state, "TASK_STATE_CANCELED");
+    assert.equal(seen.status.state, "TASK_STATE_CANCELED", JSON.stringify(seen.status));
     assert.match(seen.status.message?.parts[0]?.text ?? "", /Stopped by the user/);
     assert.deepEqual(s.started(), [], "no child was started");
     // The git still making the copy finishes on its own; then nothing of it is left.
