@@ -5,13 +5,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createContext } from "../../lib/core/mod.ts";
-import { DelegationService } from "../../lib/delegation/mod.ts";
 import { pidExists, spawnChild } from "../../lib/process/mod.ts";
-import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { childOutcome } from "../../lib/runner/local_child.ts";
-import { openTaskStore } from "../../lib/store/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { localPlayground } from "../support/local_delegation.ts";
 import { canMountDisks, mountSmallDisk } from "../support/small_disk.ts";
 
@@ -24,12 +19,9 @@ Deno.test({
     const dir = join(pg.home, "delegations");
     const unmount = mountSmallDisk(dir, "size=4m");
     pg.program("claude", "#!/bin/sh\nexit 0\n");
-    const ctx = createContext({ env: pg.env, cwd: pg.repo });
     // The task store lives on the small disk, as it does in the home.
-    const store = openTaskStore({ home: pg.home, clock: ctx.clock });
-    let client: RegistryClient | undefined;
-    const registry = () => (client ??= openRegistryClient(ctx));
-    const service = new DelegationService({ ctx, store, registry, launch: () => 0 });
+    const parts = pg.service();
+    const { ctx, store, registry, service } = parts;
     let pid: number | undefined;
     try {
       const task = await service.start(pg.identifier, "Flood", {
@@ -75,8 +67,7 @@ Deno.test({
       assert.equal(store.require(task.id).metadata.observal.childPid, undefined);
     } finally {
       if (pid !== undefined && pidExists(pid)) Deno.kill(-pid, "SIGKILL");
-      client?.close();
-      store.close();
+      parts.close();
       unmount();
       await pg.close();
     }

@@ -9,13 +9,8 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isFinal } from "../../lib/a2a/mod.ts";
-import { createContext } from "../../lib/core/mod.ts";
-import { DelegationService } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
-import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { runLocal } from "../../lib/runner/local/mod.ts";
-import { openTaskStore } from "../../lib/store/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { countingClaude, localPlayground } from "../support/local_delegation.ts";
 
 /** The playground with a counting stand-in, a task store and a service that starts no worker. */
@@ -24,13 +19,10 @@ async function setup(gated: boolean, launched: string[] = []) {
   pg.program("claude", countingClaude({ gated }));
   const starts = join(pg.root, "starts");
   const gate = join(pg.root, "gate");
-  const ctx = createContext({ env: { ...pg.env, STARTS: starts, GATE: gate }, cwd: pg.repo });
-  const store = openTaskStore({ home: pg.home, clock: ctx.clock });
-  let client: RegistryClient | undefined;
-  const registry = () => (client ??= openRegistryClient(ctx));
   // No worker: the test runs the task itself.
   const launch = (id: string) => (launched.push(id), 0);
-  const service = new DelegationService({ ctx, store, registry, launch });
+  const parts = pg.service({ env: { STARTS: starts, GATE: gate }, launch });
+  const { ctx, store, registry, service } = parts;
   return {
     pg,
     starts,
@@ -47,8 +39,7 @@ async function setup(gated: boolean, launched: string[] = []) {
       return existsSync(ws) ? readdirSync(ws) : [];
     },
     async close() {
-      client?.close();
-      store.close();
+      parts.close();
       await pg.close();
     },
   };

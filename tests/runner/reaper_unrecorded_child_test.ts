@@ -7,13 +7,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createContext } from "../../lib/core/mod.ts";
-import { DelegationService } from "../../lib/delegation/mod.ts";
 import { pidExists, processIdentity } from "../../lib/process/mod.ts";
-import type { RegistryClient } from "../../lib/registry/mod.ts";
 import { reapTask } from "../../lib/runner/mod.ts";
-import { openTaskStore } from "../../lib/store/mod.ts";
-import { openRegistryClient } from "../../lib/cli/open_registry_client.ts";
 import { localPlayground } from "../support/local_delegation.ts";
 
 function sleeper(cwd: string): Deno.ChildProcess {
@@ -31,11 +26,8 @@ Deno.test(
   async () => {
     const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: "off" } });
     pg.program("claude", "#!/bin/sh\nexit 0\n");
-    const ctx = createContext({ env: pg.env, cwd: pg.repo });
-    const store = openTaskStore({ home: pg.home, clock: ctx.clock });
-    let client: RegistryClient | undefined;
-    const registry = () => (client ??= openRegistryClient(ctx));
-    const service = new DelegationService({ ctx, store, registry, launch: () => 0 });
+    const parts = pg.service();
+    const { store, service } = parts;
     const started: Deno.ChildProcess[] = [];
     try {
       const task = await service.start(pg.identifier, "Edit it", {
@@ -74,8 +66,7 @@ Deno.test(
         } catch { /* ended already */ }
         await p.status;
       }
-      client?.close();
-      store.close();
+      parts.close();
       await pg.close();
     }
   },

@@ -19,8 +19,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
-import { createContext, type Env } from "../../lib/core/mod.ts";
-import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
+import { type Context, createContext, type Env } from "../../lib/core/mod.ts";
+import {
+  DelegationService,
+  type LaunchWorker,
+  readPid,
+  workerAlive,
+} from "../../lib/delegation/mod.ts";
+import type { RegistryClient } from "../../lib/registry/mod.ts";
+import { openTaskStore, type TaskStore } from "../../lib/store/mod.ts";
 import {
   pidExists,
   processCommandLine,
@@ -51,7 +58,22 @@ export interface LocalPlayground {
   git(...args: string[]): string;
   /** Writes an executable program into `bin`. */
   program(name: string, script: string): string;
+  /**
+   * For a test that drives the runner itself: a context in the caller's repository (with
+   * `env` on top of the playground's), its task store and registry client, and a service
+   * that starts no worker unless `launch` does.
+   */
+  service(options?: { env?: Env; launch?: LaunchWorker }): RunnerParts;
   close(): Promise<void>;
+}
+
+/** What {@linkcode LocalPlayground.service} opens; `close` closes the store and the client. */
+export interface RunnerParts {
+  ctx: Context;
+  store: TaskStore;
+  registry: () => RegistryClient;
+  service: DelegationService;
+  close(): void;
 }
 
 /** The agent the playground publishes; `extra` is appended to its YAML. */
@@ -147,6 +169,28 @@ export async function localPlayground(
       }
     },
     git,
+    service(options = {}) {
+      const ctx = createContext({ env: { ...env, ...options.env }, cwd: repo });
+      const store = openTaskStore({ home, clock: ctx.clock });
+      let client: RegistryClient | undefined;
+      const registry = () => (client ??= openRegistryClient(ctx));
+      const service = new DelegationService({
+        ctx,
+        store,
+        registry,
+        launch: options.launch ?? (() => 0),
+      });
+      return {
+        ctx,
+        store,
+        registry,
+        service,
+        close() {
+          client?.close();
+          store.close();
+        },
+      };
+    },
     program(name, script) {
       const path = join(bin, name);
       writeFileSync(path, script);
