@@ -72,11 +72,21 @@ export interface StartOptions {
    */
   runHere?: boolean;
   /**
-   * Aborts when the person insists on stopping at once (a second Ctrl-C): a task this
-   * process runs itself is then recorded, synchronously, as stopped by them, since the
-   * process ends right after.
+   * The person insisting on stopping at once (a second Ctrl-C): a task this process runs
+   * itself is then recorded, synchronously, as stopped by them, since the process ends
+   * right after.
    */
-  quit?: AbortSignal;
+  quit?: Quit;
+}
+
+/**
+ * A stop at once, just before the process quits. Aborting `signal` runs its listeners
+ * synchronously: a task this process still runs itself is stopped, and its id added to
+ * `stopped`. A task a worker has taken over is not stopped, and not named.
+ */
+export interface Quit {
+  signal: AbortSignal;
+  stopped: string[];
 }
 
 /** Options for {@linkcode DelegationService.wait}. */

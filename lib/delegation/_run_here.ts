@@ -22,7 +22,7 @@ import {
 import type { Caller } from "./caller.ts";
 import { appendLog } from "./_helpers.ts";
 import { launchWorker, recordStart, startedAnyway } from "./_launch.ts";
-import type { WaitOptions } from "./_options.ts";
+import type { Quit, WaitOptions } from "./_options.ts";
 import type { ServiceState } from "./_state.ts";
 import { HANDOVER_MS, waitTask } from "./_wait.ts";
 
@@ -35,7 +35,7 @@ export interface RunHere {
 }
 
 /** How a run here waits: as the caller asked, less what it keeps back for the handover. */
-export type RunHereWait = WaitOptions & { seconds: number; reserveMs: number; quit?: AbortSignal };
+export type RunHereWait = WaitOptions & { seconds: number; reserveMs: number; quit?: Quit };
 
 /**
  * Runs a task in this process while the caller waits, holding the task folder's runner
@@ -80,8 +80,11 @@ export async function runTaskHere(
         })
       ))
     .catch((err) => failedUnexpectedly(deps, task.id, err));
-  const quit = () => stoppedByUser(deps, task.id, local);
-  options.quit?.addEventListener("abort", quit, { once: true });
+  const quit = () => {
+    stoppedByUser(deps, task.id, local);
+    options.quit?.stopped.push(task.id);
+  };
+  options.quit?.signal.addEventListener("abort", quit, { once: true });
   let failure: { err: unknown } | undefined;
   try {
     await recordStart(ctx.home, task, here.caller);
@@ -104,7 +107,7 @@ export async function runTaskHere(
     );
     if (!isFinal(ran.status.state)) {
       // The worker owns the task from here: a second Ctrl-C now only ends this process.
-      options.quit?.removeEventListener("abort", quit);
+      options.quit?.signal.removeEventListener("abort", quit);
       try {
         launchWorker(s, ran, here.perms);
       } catch (err) {
@@ -115,7 +118,7 @@ export async function runTaskHere(
       }
     }
   } finally {
-    options.quit?.removeEventListener("abort", quit);
+    options.quit?.signal.removeEventListener("abort", quit);
     s.runningHere.delete(task.id);
     here.lock.release();
   }

@@ -28,7 +28,7 @@ export { REPLY_REFUSED_EXIT, ReplyRefusedError } from "./_reply.ts";
 export { WORKER_START_MS } from "./_liveness.ts";
 export { MAX_WAIT_SECONDS } from "./_wait.ts";
 export { MIN_FREE_BYTES } from "./_launch.ts";
-export type { DelegationDeps, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
+export type { DelegationDeps, Quit, ReplyOptions, StartOptions, WaitOptions } from "./_options.ts";
 
 /** The service. Stateless apart from its dependencies. */
 export class DelegationService {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { Task, TaskState } from "../../lib/a2a/mod.ts";
 import { progress, PROGRESS_EVERY_MS, type ProgressMode } from "../../lib/cli/delegate/print.ts";
+import { quitNote } from "../../lib/cli/delegate/_follow.ts";
 import { createContext } from "../../lib/core/mod.ts";
 import { playground } from "../support/delegation.ts";
 import { MAIN } from "../support/process.ts";
@@ -122,4 +123,37 @@ Deno.test("waits in a pipe print a progress line to stderr every 5 s; --quiet pr
     for (const id of ids) await pg.observal(["delegate", "cancel", id]);
     await pg.close();
   }
+});
+
+Deno.test("a second Ctrl-C says what it stopped, or which task goes on in its worker", () => {
+  const said = (stopped: string[], seen?: Task) => {
+    let stderr = "";
+    const ctx = createContext({
+      env: {},
+      cwd: "/",
+      home: "/nonexistent",
+      io: {
+        stdout: { write: () => {} },
+        stderr: { write: (t) => void (stderr += t) },
+        isTTY: false,
+        color: false,
+      },
+    });
+    quitNote(ctx, stopped, seen);
+    return stderr;
+  };
+  const working = task("TASK_STATE_WORKING");
+  // Run here: stopped, and named.
+  assert.equal(
+    said([working.id], working),
+    `Interrupted again: quitting now. Stopped task ${working.id}.\n`,
+  );
+  // Handed over to its worker before the second Ctrl-C: it goes on, and is not called stopped.
+  const goesOn = said([], working);
+  assert.match(goesOn, new RegExp(`Task ${working.id} keeps running in its worker`));
+  assert.match(goesOn, new RegExp(`observal delegate status ${working.id} --wait 600`));
+  assert.doesNotMatch(goesOn, /[Ss]topped task/);
+  // Nothing started yet, or the task already ended: nothing to name.
+  assert.equal(said([]), "Interrupted again: quitting now.\n");
+  assert.equal(said([], task("TASK_STATE_COMPLETED")), "Interrupted again: quitting now.\n");
 });

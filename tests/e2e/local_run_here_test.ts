@@ -287,7 +287,7 @@ Deno.test("Ctrl-C twice while the copy is made: quits at once, the task stopped 
     writeFileSync(copied, "");
     const stderr = new TextDecoder().decode(ran.stderr);
     assert.equal(ran.code, 130, stderr);
-    assert.match(stderr, /Interrupted again: quitting now/);
+    assert.match(stderr, new RegExp(`Interrupted again: quitting now. Stopped task ${task.id}\\.`));
     const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
     assert.equal(seen.status.state, "TASK_STATE_CANCELED", JSON.stringify(seen.status));
     assert.match(seen.status.message?.parts[0]?.text ?? "", /Stopped by the user/);

@@ -2,6 +2,7 @@
 import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
 import { exitNow, onInterrupt, startTimer } from "../../core/system/mod.ts";
 import type { Context } from "../../core/mod.ts";
+import type { Quit } from "../../delegation/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
 import { note, printJson } from "../output.ts";
 import { type Opened, withService } from "./_service.ts";
@@ -61,8 +62,8 @@ export interface Waiting extends Opened {
   onTick: (task: Task) => void;
   /** Aborts on Ctrl-C: the wait ends, the task keeps running. */
   signal: AbortSignal;
-  /** Aborts on a second Ctrl-C, just before the process quits: the person's stop. */
-  quit: AbortSignal;
+  /** A second Ctrl-C, just before the process quits: the person's stop. */
+  quit: Quit;
 }
 
 function isAbort(err: unknown): boolean {
@@ -85,16 +86,23 @@ export async function follow(
   const since = ctx.startedAt;
   const p = progress(ctx, since.getTime(), progressMode(inv, ctx));
   const stop = new AbortController();
-  const quit = new AbortController();
+  const quitting = new AbortController();
+  const quit: Quit = { signal: quitting.signal, stopped: [] };
+  /** The task the wait last saw, if it started one. */
+  let seen: Task | undefined;
+  const onTick = (task: Task) => {
+    seen = task;
+    p.tick(task);
+  };
   // A task `run` runs itself goes to a worker once what was just sent is answered (or a
   // moment has passed): say so if it takes a second, and let a second Ctrl-C quit at once.
   let slowStop = () => {};
   const onSigint = () => {
     if (stop.signal.aborted) {
       p.done();
-      note(ctx, "Interrupted again: quitting now. A task this command was running is stopped.");
       // Listeners run now: a task run here is recorded as stopped by the user.
-      quit.abort();
+      quitting.abort();
+      quitNote(ctx, quit.stopped, seen);
       exitNow(TASK_EXIT.interrupted);
     }
     stop.abort(new DOMException("Interrupted", "AbortError"));
@@ -117,7 +125,7 @@ export async function follow(
   try {
     task = await withService(
       ctx,
-      (o) => call({ ...o, since, onTick: p.tick, signal: stop.signal, quit: quit.signal }),
+      (o) => call({ ...o, since, onTick, signal: stop.signal, quit }),
     );
   } catch (err) {
     if (!stop.signal.aborted || !isAbort(err)) throw err;
@@ -132,10 +140,27 @@ export async function follow(
   const code = report(task);
   if (stop.signal.aborted && !isFinal(task.status.state)) {
     note(ctx, `Stopped waiting. Task ${task.id} keeps running.`);
-    note(ctx, `Follow it:  observal delegate status ${task.id} --wait 600`);
-    note(ctx, `Cancel it:  observal delegate cancel ${task.id}`);
+    followHints(ctx, task.id);
   }
   return code;
+}
+
+function followHints(ctx: Context, id: string): void {
+  note(ctx, `Follow it:  observal delegate status ${id} --wait 600`);
+  note(ctx, `Cancel it:  observal delegate cancel ${id}`);
+}
+
+/**
+ * What a second Ctrl-C leaves: the tasks it stopped, or the task that goes on in its
+ * worker (it was handed over before), or nothing this command knows of.
+ */
+export function quitNote(ctx: Context, stopped: string[], seen: Task | undefined): void {
+  if (stopped.length) {
+    note(ctx, `Interrupted again: quitting now. Stopped task ${stopped.join(", ")}.`);
+  } else if (seen && !isFinal(seen.status.state)) {
+    note(ctx, `Interrupted again: quitting now. Task ${seen.id} keeps running in its worker.`);
+    followHints(ctx, seen.id);
+  } else note(ctx, "Interrupted again: quitting now.");
 }
 
 /** A harness name as its registry key; the harness facts load only when a name is given. */
