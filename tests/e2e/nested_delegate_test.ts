@@ -12,7 +12,7 @@ import { openTaskStore } from "../../lib/store/mod.ts";
 import { startV1Agent } from "../support/a2a_agents.ts";
 import { importCard } from "../support/delegation.ts";
 import { ensureHarnessCli, harnessTestEnv } from "../support/harness_clis.ts";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   agentYaml,
@@ -302,15 +302,59 @@ for (const sandbox of ["on", "off"]) {
       const { outer, result } = await runStandIn(pg, env);
       const socketInTaskFolder = join(pg.home, "delegations", outer.id, "agents.sock");
       assert.ok(new TextEncoder().encode(socketInTaskFolder).length > 104, socketInTaskFolder);
-      assert.match(result, /state: TASK_STATE_COMPLETED/, result);
-      const inner = onlyChild(pg.home, outer.id);
-      assert.equal(inner.status.state, "TASK_STATE_COMPLETED", JSON.stringify(inner.status));
-      assert.equal(inner.metadata.observal.parentTaskId, outer.id);
-      // Each run's socket folder went with its run.
-      for (const task of [outer, inner]) {
-        const folder = `/tmp/observal-agents-${Deno.uid()}-${task.id}`;
-        assert.ok(!existsSync(folder), `${folder} is left behind`);
-      }
+      assertNestedCompleted(pg.home, outer, result);
+    } finally {
+      await pg.close();
+    }
+  });
+}
+
+/** The outer run's agent delegated once and its helper answered; no socket folder is left. */
+function assertNestedCompleted(home: string, outer: Task, result: string): void {
+  assert.match(result, /state: TASK_STATE_COMPLETED/, result);
+  const inner = onlyChild(home, outer.id);
+  assert.equal(inner.status.state, "TASK_STATE_COMPLETED", JSON.stringify(inner.status));
+  assert.equal(inner.metadata.observal.parentTaskId, outer.id);
+  // Each run's socket folder went with its run.
+  for (const task of [outer, inner]) {
+    const folder = `/tmp/observal-agents-${Deno.uid()}-${task.id}`;
+    assert.ok(!existsSync(folder), `${folder} is left behind`);
+  }
+}
+
+// A home behind a link: the socket's address is the path the link gives (short or too long),
+// while the sandbox binds the real folders.
+for (const deep of ["the real path", "the link"]) {
+  Deno.test(`an agent in the sandbox delegates from a home reached through a link, ${deep} too deep for a socket`, async () => {
+    const long = `home-${"deep".repeat(16)}`;
+    const pg = await localPlayground({
+      env: { OBSERVAL_SANDBOX: "on" },
+      homeName: deep === "the real path" ? long : "home",
+    });
+    try {
+      const link = join(pg.root, deep === "the link" ? long.replace("home", "link") : "l");
+      symlinkSync(pg.home, link);
+      pg.program("claude", MCP_CALLING_CLAUDE);
+      mkdirSync(join(pg.root, ".claude"), { recursive: true });
+      const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
+      const calls = {
+        fixer: {
+          name: "delegate",
+          arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
+        },
+      };
+      const { outer, result } = await runStandIn(pg, {
+        OBSERVAL_HOME: link,
+        STANDIN_CALLS: JSON.stringify(calls),
+        STARTS: join(pg.root, ".claude", "starts"),
+      });
+      const sockets = [link, pg.home].map((h) =>
+        new TextEncoder().encode(join(h, "delegations", outer.id, "agents.sock")).length
+      );
+      // Through the link fits and the real path does not, or the other way round.
+      assert.equal(sockets[0] > 104, deep === "the link", String(sockets));
+      assert.equal(sockets[1] > 104, deep === "the real path", String(sockets));
+      assertNestedCompleted(pg.home, outer, result);
     } finally {
       await pg.close();
     }
