@@ -25,8 +25,10 @@ export const SOURCE: Launcher = { name: "source", argv: [Deno.execPath(), "run",
  * The other ways observal is installed, built into the repository's tmp/ (Node finds the
  * npm package's dependencies in node_modules from there, as after an install):
  *
- * - binary: the bundle `compile.sh` embeds, run by `deno run` with the permissions the
- *   binary is compiled with (a binary cannot be compiled here: its runtime is downloaded);
+ * - binary: the bundle `compile.sh` embeds, run by `deno run` with the permissions and V8
+ *   flags the binary is compiled with (a binary cannot be compiled here: its runtime is
+ *   downloaded). One difference stays: `deno run` keeps compiled code for every module in
+ *   its cache, while a compiled binary keeps it for the modules its first run loaded;
  * - npm: the package `scripts/build_npm.ts` builds, run by the project's Node 24.
  */
 export function installWays(): { launchers: Launcher[]; remove(): void } {
@@ -37,8 +39,6 @@ export function installWays(): { launchers: Launcher[]; remove(): void } {
   try {
     const bundle = join(dir, "bundle");
     execFileSync("bash", ["compile.sh", "--bundle", bundle], { cwd: root, stdio: "pipe" });
-    const perms = readFileSync(join(root, "compile.sh"), "utf8").match(/^PERMS=\((.*)\)$/m)![1]
-      .split(/\s+/).filter(Boolean);
     const npm = join(dir, "npm");
     execFileSync(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--out", npm], {
       cwd: root,
@@ -48,7 +48,7 @@ export function installWays(): { launchers: Launcher[]; remove(): void } {
       launchers: [
         {
           name: "binary",
-          argv: [Deno.execPath(), "run", "--no-config", ...perms, join(bundle, "observal.mjs")],
+          argv: bundleAsBinary(root, bundle),
         },
         { name: "npm", argv: [PROJECT_NODE, join(npm, "bin", "observal.mjs")] },
       ],
@@ -58,6 +58,24 @@ export function installWays(): { launchers: Launcher[]; remove(): void } {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * `deno run` of the bundle in `dir` as the binary runs it: with the permissions and V8 flags
+ * the checkout at `root` compiles it with (none that its `compile.sh` does not name).
+ */
+export function bundleAsBinary(root: string, dir: string): string[] {
+  const script = readFileSync(join(root, "compile.sh"), "utf8");
+  const array = (name: string) =>
+    script.match(new RegExp(`^${name}=\\((.*)\\)$`, "m"))?.[1].split(/\s+/).filter(Boolean) ?? [];
+  return [
+    Deno.execPath(),
+    "run",
+    "--no-config",
+    ...array("PERMS"),
+    ...array("V8"),
+    join(dir, "observal.mjs"),
+  ];
 }
 
 /** Rounds to run: `--runs N`, 9 by default. */

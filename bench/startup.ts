@@ -45,6 +45,7 @@ import { createRegistryApp, openRegistry, registryPath } from "../lib/server/mod
 import { openTaskStore, type TaskStore } from "../lib/store/mod.ts";
 import { startV1Agent, type TestAgent } from "../tests/support/a2a_agents.ts";
 import { copyFlushed } from "./_copy.ts";
+import { bundleAsBinary } from "./_local_run.ts";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({
@@ -508,14 +509,7 @@ try {
     hasBinary = false;
     console.log(`${ROOT}: compile.sh --bundle failed or is missing; no binary rows\n`);
   }
-  const binary = (...args: string[]) => [
-    DENO,
-    "run",
-    "--no-config",
-    "-A",
-    join(binDir, "observal.mjs"),
-    ...args,
-  ];
+  const binary = (...args: string[]) => [...bundleAsBinary(ROOT, binDir), ...args];
   const binary_: Measure[] = !hasBinary ? [] : [
     time("binary --version", binary("--version")),
     time("binary delegate list (empty)", binary("delegate", "list"), homeEnv(empty)),
