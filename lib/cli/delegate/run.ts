@@ -47,8 +47,8 @@ the agent does not see your conversation. As - the brief is read from stdin
 A brief holds at most ${MAX_MESSAGE_CHARS} characters, checked before anything starts.
 The task runs in this command while it waits (not a remote agent's that streams, nor on
 Windows a registry Agent's); when the wait ends first, or on Ctrl-C, a worker takes it over
-and the task goes on, a registry Agent's harness still running (a second Ctrl-C quits at
-once, and the task is recorded as stopped by you).
+and the task goes on, a registry Agent's harness still running (a second Ctrl-C before the
+worker has it quits at once, and the task is recorded as stopped by you).
 A remote agent whose card takes the repository state (an observal \`a2a serve\`) gets this
 repository with the brief: HEAD as a git bundle (leaving out what your remote-tracking
 branches hold, when it has a clone of its own) and your uncommitted and untracked work as
