@@ -285,27 +285,37 @@ for (const sandbox of ["on", "off"]) {
     const homeName = `home-${"deep".repeat(16)}`;
     const pg = await localPlayground({ env: { OBSERVAL_SANDBOX: sandbox }, homeName });
     try {
-      pg.program("claude", MCP_CALLING_CLAUDE);
-      mkdirSync(join(pg.root, ".claude"), { recursive: true });
-      const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
-      // The agent hands a task to the helper, which finds agents and answers.
-      const calls = {
-        fixer: {
-          name: "delegate",
-          arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
-        },
-      };
-      const env = {
-        STANDIN_CALLS: JSON.stringify(calls),
-        STARTS: join(pg.root, ".claude", "starts"),
-      };
-      const { outer, result } = await runStandIn(pg, env);
+      const { outer, result } = await delegateToHelper(pg);
       const socketInTaskFolder = join(pg.home, "delegations", outer.id, "agents.sock");
       assert.ok(new TextEncoder().encode(socketInTaskFolder).length > 104, socketInTaskFolder);
       assertNestedCompleted(pg.home, outer, result);
     } finally {
       await pg.close();
     }
+  });
+}
+
+/**
+ * Runs the playground's agent, whose stand-in hands a task to a helper agent (which finds
+ * agents and answers), with `env` on top of the playground's.
+ */
+async function delegateToHelper(
+  pg: Awaited<ReturnType<typeof localPlayground>>,
+  env: Record<string, string> = {},
+): Promise<{ outer: Task; result: string }> {
+  pg.program("claude", MCP_CALLING_CLAUDE);
+  mkdirSync(join(pg.root, ".claude"), { recursive: true });
+  const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
+  const calls = {
+    fixer: {
+      name: "delegate",
+      arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
+    },
+  };
+  return await runStandIn(pg, {
+    ...env,
+    STANDIN_CALLS: JSON.stringify(calls),
+    STARTS: join(pg.root, ".claude", "starts"),
   });
 }
 
@@ -334,20 +344,7 @@ for (const deep of ["the real path", "the link"]) {
     try {
       const link = join(pg.root, deep === "the link" ? long.replace("home", "link") : "l");
       symlinkSync(pg.home, link);
-      pg.program("claude", MCP_CALLING_CLAUDE);
-      mkdirSync(join(pg.root, ".claude"), { recursive: true });
-      const helper = await publishApproved(pg.env, pg.repo, agentYaml("helper"));
-      const calls = {
-        fixer: {
-          name: "delegate",
-          arguments: { agent: helper.identifier, message: "Find help.", wait_seconds: 60 },
-        },
-      };
-      const { outer, result } = await runStandIn(pg, {
-        OBSERVAL_HOME: link,
-        STANDIN_CALLS: JSON.stringify(calls),
-        STARTS: join(pg.root, ".claude", "starts"),
-      });
+      const { outer, result } = await delegateToHelper(pg, { OBSERVAL_HOME: link });
       const sockets = [link, pg.home].map((h) =>
         new TextEncoder().encode(join(h, "delegations", outer.id, "agents.sock")).length
       );
