@@ -25,10 +25,8 @@ export const SOURCE: Launcher = { name: "source", argv: [Deno.execPath(), "run",
  * The other ways observal is installed, built into the repository's tmp/ (Node finds the
  * npm package's dependencies in node_modules from there, as after an install):
  *
- * - binary: the bundle `compile.sh` embeds, run by `deno run` with the permissions and V8
- *   flags the binary is compiled with (a binary cannot be compiled here: its runtime is
- *   downloaded). One difference stays: `deno run` keeps compiled code for every module in
- *   its cache, while a compiled binary keeps it for the modules its first run loaded;
+ * - binary: the bundle `compile.sh` embeds, run as the binary runs it (see
+ *   {@linkcode bundleAsBinary}; a binary cannot be compiled here: its runtime is downloaded);
  * - npm: the package `scripts/build_npm.ts` builds, run by the project's Node 24.
  */
 export function installWays(): { launchers: Launcher[]; remove(): void } {
@@ -62,7 +60,10 @@ export function installWays(): { launchers: Launcher[]; remove(): void } {
 
 /**
  * `deno run` of the bundle in `dir` as the binary runs it: with the permissions and V8 flags
- * the checkout at `root` compiles it with (none that its `compile.sh` does not name).
+ * the checkout at `root` compiles it with (none that its `compile.sh` does not name), and
+ * without a code cache. A compiled binary caches the compiled code only of the modules it
+ * loads at startup, not of those it imports dynamically (denoland/deno#26528), and our entry
+ * imports everything but the version answer dynamically; `deno run` would cache them all.
  */
 export function bundleAsBinary(root: string, dir: string): string[] {
   const script = readFileSync(join(root, "compile.sh"), "utf8");
@@ -72,6 +73,7 @@ export function bundleAsBinary(root: string, dir: string): string[] {
     Deno.execPath(),
     "run",
     "--no-config",
+    "--no-code-cache",
     ...array("PERMS"),
     ...array("V8"),
     join(dir, "observal.mjs"),

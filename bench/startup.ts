@@ -5,7 +5,8 @@
  * round trip. Every number is the median of several runs, taken in interleaved rounds so
  * that a busy moment of the machine spreads over all of them alike. A last section checks
  * that task-store operations stay flat from 100 to 100 000 tasks. "binary" rows run the
- * bundle a compiled binary embeds (`compile.sh --bundle`) with `deno run --no-config`.
+ * bundle a compiled binary embeds (`compile.sh --bundle`) as the binary runs it (see
+ * `bundleAsBinary`: its flags, and no code cache for what it imports dynamically).
  * Floor rows time the same kinds of process with no observal code in them
  * (bench/_floor.ts). Search is timed with one word and with two (a page that holds
  * registry Agents, so it also asks which harnesses run here); the first find_agents of an
