@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { Task, TaskState } from "../../lib/a2a/mod.ts";
 import { progress, PROGRESS_EVERY_MS, type ProgressMode } from "../../lib/cli/delegate/print.ts";
 import { quitNote } from "../../lib/cli/delegate/_follow.ts";
-import { createContext } from "../../lib/core/mod.ts";
+import { type Context, createContext } from "../../lib/core/mod.ts";
 import { playground } from "../support/delegation.ts";
 import { MAIN } from "../support/process.ts";
 
@@ -29,15 +29,14 @@ function task(state: TaskState): Task {
   };
 }
 
-/** Ticks a progress at these seconds after its start; returns what reached stderr. */
-function ticks(mode: ProgressMode, tty: boolean, seconds: number[], state: TaskState): string {
-  let now = 0;
+/** A context whose stderr is kept, at the time `now()` gives. */
+function captured(tty: boolean, now = () => 0): { ctx: Context; stderr: () => string } {
   let stderr = "";
   const ctx = createContext({
     env: {},
     cwd: "/",
     home: "/nonexistent",
-    clock: { now: () => new Date(now), sleep: () => Promise.resolve() },
+    clock: { now: () => new Date(now()), sleep: () => Promise.resolve() },
     io: {
       stdout: { write: () => {} },
       stderr: { write: (t) => void (stderr += t) },
@@ -45,13 +44,20 @@ function ticks(mode: ProgressMode, tty: boolean, seconds: number[], state: TaskS
       color: false,
     },
   });
+  return { ctx, stderr: () => stderr };
+}
+
+/** Ticks a progress at these seconds after its start; returns what reached stderr. */
+function ticks(mode: ProgressMode, tty: boolean, seconds: number[], state: TaskState): string {
+  let now = 0;
+  const { ctx, stderr } = captured(tty, () => now);
   const p = progress(ctx, 0, mode);
   for (const s of seconds) {
     now = s * 1000;
     p.tick(task(state));
   }
   p.done();
-  return stderr;
+  return stderr();
 }
 
 Deno.test("progress() in a pipe says it is still waiting every 5 s, in words", () => {
@@ -127,20 +133,9 @@ Deno.test("waits in a pipe print a progress line to stderr every 5 s; --quiet pr
 
 Deno.test("a second Ctrl-C says what it stopped, or which task goes on in its worker", () => {
   const said = (stopped: string[], seen?: Task) => {
-    let stderr = "";
-    const ctx = createContext({
-      env: {},
-      cwd: "/",
-      home: "/nonexistent",
-      io: {
-        stdout: { write: () => {} },
-        stderr: { write: (t) => void (stderr += t) },
-        isTTY: false,
-        color: false,
-      },
-    });
+    const { ctx, stderr } = captured(false);
     quitNote(ctx, stopped, seen);
-    return stderr;
+    return stderr();
   };
   const working = task("TASK_STATE_WORKING");
   // Run here: stopped, and named.

@@ -16,7 +16,7 @@ import { ensureHarnessCli, type HarnessCliKey, harnessTestEnv } from "../support
 import { agentYaml, gitDirState, localPlayground, treeOf } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { runEntered, startModelServerInNetns } from "../support/netns.ts";
-import { MAIN } from "../support/process.ts";
+import { callerShell, MAIN } from "../support/process.ts";
 import { buildNpm } from "../packaging/_pack.ts";
 
 const FINAL = "Made the three changes.";
@@ -68,22 +68,6 @@ function runObserval(
   options: { enter: string[]; cwd: string; env: Record<string, string>; form: Form },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return runEntered(options.enter, [...observalArgv(options.form), ...argv], options);
-}
-
-/**
- * What a shell inside the caller's repository carries: its folder in PWD and OLDPWD (as
- * after `cd`), npm's INIT_CWD, and git pointed at the repository. None of it may lead the
- * child out of its copy.
- */
-function callerShell(repo: string): Record<string, string> {
-  return {
-    PWD: repo,
-    OLDPWD: repo,
-    INIT_CWD: repo,
-    GIT_DIR: join(repo, ".git"),
-    GIT_WORK_TREE: repo,
-    GIT_INDEX_FILE: join(repo, ".git", "index"),
-  };
 }
 
 function delegateTest(

@@ -24,7 +24,7 @@ import {
 } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText } from "../support/model_server.ts";
 import { runEntered, startModelServerInNetns } from "../support/netns.ts";
-import { MAIN } from "../support/process.ts";
+import { callerShell, MAIN } from "../support/process.ts";
 import { cloneWithWork, serve } from "../support/served_agent.ts";
 
 const SDK_CLIENTS = fileURLToPath(new URL("../support/sdk_clients_main.ts", import.meta.url));
@@ -121,11 +121,7 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
         HOME: join(callerHome, "home"),
         PATH: env.PATH,
         NO_COLOR: "1",
-        PWD: repo,
-        OLDPWD: repo,
-        GIT_DIR: join(repo, ".git"),
-        GIT_WORK_TREE: repo,
-        GIT_INDEX_FILE: join(repo, ".git", "index"),
+        ...callerShell(repo),
       };
       const observal = async (args: string[]) => {
         const r = await runEntered(model.enter, [Deno.execPath(), "run", "-A", MAIN, ...args], {

@@ -1,5 +1,6 @@
-/** Spawns observal (from source, under this Deno) as a child process. */
+/** Spawns observal (from source, under this Deno) as a child process; a caller's shell environment. */
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
@@ -137,4 +138,20 @@ export async function runCliWithInput(
   const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * What a shell inside the caller's repository carries: its folder in PWD and OLDPWD (as
+ * after `cd`), npm's INIT_CWD, and git pointed at the repository. None of it may lead a
+ * delegated child out of its copy.
+ */
+export function callerShell(repo: string): Record<string, string> {
+  return {
+    PWD: repo,
+    OLDPWD: repo,
+    INIT_CWD: repo,
+    GIT_DIR: join(repo, ".git"),
+    GIT_WORK_TREE: repo,
+    GIT_INDEX_FILE: join(repo, ".git", "index"),
+  };
 }
