@@ -21,7 +21,7 @@ import {
   publishApproved,
 } from "../support/local_delegation.ts";
 import { type ScriptStep, scriptText, startModelServer } from "../support/model_server.ts";
-import { MAIN } from "../support/process.ts";
+import { callerShell, MAIN } from "../support/process.ts";
 
 /** Pids of processes whose command line holds `text`. */
 function processesWith(text: string): number[] {
@@ -296,8 +296,9 @@ for (const sandbox of ["on", "off"]) {
 }
 
 /**
- * Runs the playground's agent, whose stand-in hands a task to a helper agent (which finds
- * agents and answers), with `env` on top of the playground's.
+ * Runs the playground's agent from a shell inside the caller's repository, its stand-in
+ * handing a task to a helper agent (which finds agents and answers), with `env` on top of
+ * the playground's.
  */
 async function delegateToHelper(
   pg: Awaited<ReturnType<typeof localPlayground>>,
@@ -313,6 +314,7 @@ async function delegateToHelper(
     },
   };
   return await runStandIn(pg, {
+    ...callerShell(pg.repo),
     ...env,
     STANDIN_CALLS: JSON.stringify(calls),
     STARTS: join(pg.root, ".claude", "starts"),
