@@ -116,33 +116,38 @@ export async function follow(
     });
   };
   const offSigint = onInterrupt(onSigint);
-  // Under Deno, a signal that comes before the event loop has turned once since the
-  // listener was added takes its default action (the process dies, with no hints and no
-  // handover). Turn it here, before anything is started: a Ctrl-C then either ends the
-  // command while nothing exists yet, or is handled.
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  let task: Task;
   try {
-    task = await withService(
-      ctx,
-      (o) => call({ ...o, since, onTick, signal: stop.signal, quit }),
-    );
-  } catch (err) {
-    if (!stop.signal.aborted || !isAbort(err)) throw err;
-    p.done();
-    note(ctx, "Interrupted before anything was started or sent.");
-    return TASK_EXIT.interrupted;
+    // Under Deno, a signal that comes before the event loop has turned once since the
+    // listener was added takes its default action (the process dies, with no hints and no
+    // handover). Turn it here, before anything is started: a Ctrl-C then either ends the
+    // command while nothing exists yet, or is handled.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    let task: Task;
+    try {
+      task = await withService(
+        ctx,
+        (o) => call({ ...o, since, onTick, signal: stop.signal, quit }),
+      );
+    } catch (err) {
+      if (!stop.signal.aborted || !isAbort(err)) throw err;
+      p.done();
+      note(ctx, "Interrupted before anything was started or sent.");
+      return TASK_EXIT.interrupted;
+    } finally {
+      slowStop();
+      p.done();
+    }
+    const code = report(task);
+    if (stop.signal.aborted && !isFinal(task.status.state)) {
+      note(ctx, `Stopped waiting. Task ${task.id} keeps running.`);
+      followHints(ctx, task.id);
+    }
+    return code;
   } finally {
-    slowStop();
+    // Last: once no listener is left, a Ctrl-C takes its default action, and a second one
+    // just after the handover would kill the process before it says where the task went.
     offSigint();
-    p.done();
   }
-  const code = report(task);
-  if (stop.signal.aborted && !isFinal(task.status.state)) {
-    note(ctx, `Stopped waiting. Task ${task.id} keeps running.`);
-    followHints(ctx, task.id);
-  }
-  return code;
 }
 
 function followHints(ctx: Context, id: string): void {
