@@ -278,14 +278,22 @@ Deno.test("Ctrl-C twice while the copy is made: quits at once, the task stopped 
   try {
     slowCopy(s, copied);
     const { caller, task } = await runAsJob(s);
+    let stderr = "";
+    const read = caller.stderr.pipeThrough(new TextDecoderStream())
+      .pipeTo(new WritableStream({ write: (t) => void (stderr += t) }));
+    const out = new Response(caller.stdout).text();
     Deno.kill(-caller.pid, "SIGINT");
     // The first waits for the copy to reach a step where the task can be let go, which it
-    // cannot while the gate is shut; a second quits at once.
-    await new Promise((r) => setTimeout(r, 100));
+    // cannot while the gate is shut, and says so after a second; a second Ctrl-C then quits
+    // at once. Sent only once the first is seen handled: a busy machine may deliver two
+    // quick ones as one.
+    await until(
+      "the first Ctrl-C to be handled",
+      () => Promise.resolve(stderr.includes("Handing the task to a worker") ? true : undefined),
+    );
     Deno.kill(-caller.pid, "SIGINT");
-    const ran = await caller.output();
+    const [ran] = await Promise.all([caller.status, read, out]);
     writeFileSync(copied, "");
-    const stderr = new TextDecoder().decode(ran.stderr);
     assert.equal(ran.code, 130, stderr);
     assert.match(stderr, new RegExp(`Interrupted again: quitting now. Stopped task ${task.id}\\.`));
     const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
