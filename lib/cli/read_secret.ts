@@ -3,7 +3,7 @@
  * to stdin. Never from a command line, where it would land in the shell's history.
  * @module
  */
-import { type Context, type HostStdin, ObservalError, onInterrupt } from "../core/mod.ts";
+import { type Context, type HostStdin, ObservalError } from "../core/mod.ts";
 import { note, prompt as promptLine } from "./output.ts";
 
 /** Most bytes of a piped secret; an API key is far below it. */
@@ -87,7 +87,7 @@ async function readTyped(ctx: Context, stdin: HostStdin, prompt: string): Promis
   // A signal (the terminal closing, a kill) ends the wait; the terminal is restored first.
   let stopListening = () => {};
   const stopped = new Promise<never>((_, reject) => {
-    stopListening = onInterrupt(() => {
+    stopListening = ctx.interrupts.on(() => {
       restore();
       reject(interrupted());
     });

@@ -7,11 +7,13 @@
 import { join, resolve } from "./paths.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import {
+  exitNow,
   hostCwd,
   hostEnv,
   type HostStdin,
   hostStdin,
   hostStream,
+  onInterrupt,
   stdoutIsTerminal,
 } from "./host.ts";
 
@@ -35,6 +37,26 @@ export interface IO {
   stdin?: HostStdin;
 }
 
+/**
+ * How a person stops the command: the process's signals, or those a resident runner's
+ * client forwards for the command it runs there.
+ */
+export interface Interrupts {
+  /**
+   * Calls `listener` on Ctrl-C, the terminal closing or SIGTERM until the function returned
+   * is called; meanwhile those do not end the command.
+   */
+  on(listener: () => void): () => void;
+  /**
+   * Ends the command now with `code`, whatever still runs (a person asked twice). Nothing
+   * the command writes after this is shown.
+   */
+  quit(code: number): void;
+}
+
+/** The process's own signals and exit. */
+export const processInterrupts: Interrupts = { on: onInterrupt, quit: exitNow };
+
 /** Environment variables, read-only and parsed once. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -53,6 +75,7 @@ export interface Context {
   readonly startedAt: Date;
   readonly fetch: typeof fetch;
   readonly io: IO;
+  readonly interrupts: Interrupts;
 }
 
 /** Options for {@linkcode createContext}; each falls back to the real process. */
@@ -65,6 +88,7 @@ export interface ContextOptions {
   startedAt?: Date;
   fetch?: typeof fetch;
   io?: Partial<IO>;
+  interrupts?: Interrupts;
 }
 
 /** Builds a Context from the process, with any part replaced. */
@@ -88,6 +112,7 @@ export function createContext(options: ContextOptions = {}): Context {
       color: options.io?.color ?? (isTTY && !env.NO_COLOR),
       stdin: options.io?.stdin ?? hostStdin(),
     },
+    interrupts: options.interrupts ?? processInterrupts,
   };
 }
 

@@ -1,6 +1,6 @@
 /** What the waiting delegate commands share: the --wait flag, the wait itself, the result. */
 import { isFinal, type Task } from "../../a2a/tasks/mod.ts";
-import { exitNow, onInterrupt, startTimer } from "../../core/system/mod.ts";
+import { startTimer } from "../../core/system/mod.ts";
 import type { Context } from "../../core/mod.ts";
 import type { Quit } from "../../delegation/mod.ts";
 import type { Flag, Invocation } from "../command.ts";
@@ -103,7 +103,7 @@ export async function follow(
       // Listeners run now: a task run here is recorded as stopped by the user.
       quitting.abort();
       quitNote(ctx, quit.stopped, seen);
-      exitNow(TASK_EXIT.interrupted);
+      return ctx.interrupts.quit(TASK_EXIT.interrupted);
     }
     stop.abort(new DOMException("Interrupted", "AbortError"));
     slowStop = startTimer(1000, () => {
@@ -115,7 +115,7 @@ export async function follow(
       );
     });
   };
-  const offSigint = onInterrupt(onSigint);
+  const offSigint = ctx.interrupts.on(onSigint);
   try {
     // Under Deno, a signal that comes before the event loop has turned once since the
     // listener was added takes its default action (the process dies, with no hints and no
