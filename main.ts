@@ -3,7 +3,8 @@
  * process and run the CLI.
  *
  * Nothing else is imported before the version is answered, and the CLI is imported only
- * after: `--version` loads neither the runtime's Node layer nor the command table.
+ * after: `--version` loads neither the runtime's Node layer nor the command table. A
+ * `delegate run` first looks for a resident runner to run it.
  * @module
  */
 import { programArgs } from "./lib/core/runtime.ts";
@@ -32,6 +33,23 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * A `delegate run` goes to this caller's resident runner when it has one (see
+ * lib/resident/), before the CLI loads here; without one it runs here, and from a
+ * terminal starts one for the next.
+ */
+async function resident(argv: string[]): Promise<number> {
+  if (argv[0] !== "delegate" || argv[1] !== "run") return await main(argv);
+  const { throughResident } = await import("./lib/resident/client.ts");
+  const attempt = await throughResident(argv);
+  if (attempt.code !== undefined) return attempt.code;
+  const code = await main(argv);
+  if (attempt.startAfter) {
+    (await import("./lib/resident/start.ts")).startResident(attempt.startAfter);
+  }
+  return code;
+}
+
 if (import.meta.main) {
   const argv = programArgs();
   if (isVersionRequest(argv)) {
@@ -39,7 +57,7 @@ if (import.meta.main) {
     console.log(versionText(argv.includes("--json")));
   } else {
     // No top-level await, so the same bundle can also be a CommonJS entry.
-    main(argv).then(
+    resident(argv).then(
       (code) => endProcess(code),
       (err) => {
         console.error(`error: ${err instanceof Error ? err.message : String(err)}`);

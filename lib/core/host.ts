@@ -218,6 +218,13 @@ export function stdoutIsTerminal(): boolean {
   return deno ? deno.stdout.isTerminal() : Boolean(globalThis.process.stdout.isTTY);
 }
 
+/** Whether stdin and stderr are both a terminal: a person runs this command by hand. */
+export function runByHand(): boolean {
+  if (deno) return deno.stdin.isTerminal() && deno.stderr.isTerminal();
+  const { isatty } = globalThis.process.getBuiltinModule("node:tty");
+  return isatty(0) && isatty(2);
+}
+
 function denoStream(d: DenoHost, name: "stdout" | "stderr"): HostStream {
   const stream = d[name];
   const encoder = new TextEncoder();

@@ -210,6 +210,32 @@ export function selfCommand(args: readonly string[], given: SelfPermissions = {}
 }
 
 /**
+ * The argv that runs this same observal with `args` and with the permissions `granted`
+ * (names this Deno process holds whole): a compiled binary re-executes itself (its
+ * permissions were fixed when it was built); `deno run` gets `--allow-<name>` for each.
+ * Undefined under Node, where no process is started this way.
+ */
+export function selfCommandWhole(
+  args: readonly string[],
+  granted: readonly string[],
+): string[] | undefined {
+  if (!deno) return undefined;
+  const [exec, ...rest] = selfCommand(args, {});
+  if (!rest.length || rest[0] !== "run") return [exec, ...rest];
+  const config = rest.find((a) => a.startsWith("--config=") || a === "--no-config")!;
+  const main = rest[rest.length - args.length - 1];
+  return [
+    exec,
+    "run",
+    "--no-prompt",
+    ...granted.map((name) => `--allow-${name}`),
+    config,
+    main,
+    ...args,
+  ];
+}
+
+/**
  * The permissions with each path also named by its real path: both runtimes check a file
  * by the path it is opened with, and code that resolves links (the workspace does) would
  * otherwise be refused under a home reached through a symlink.

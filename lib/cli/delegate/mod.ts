@@ -76,5 +76,11 @@ export const delegateGroup: Group = {
       async () => (await import("./worker.ts")).workerCommand,
       { hidden: true },
     ),
+    lazy(
+      "resident",
+      "Keep observal loaded for the next delegate runs (started by observal itself)",
+      async () => (await import("./resident.ts")).residentCommand,
+      { hidden: true },
+    ),
   ],
 };

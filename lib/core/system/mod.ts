@@ -8,3 +8,4 @@
 export * from "../host.ts";
 export * from "../paths.ts";
 export * from "../piped_program.ts";
+export * from "../local_socket.ts";

@@ -1,0 +1,245 @@
+/**
+ * The resident runner: a process that keeps observal's code loaded and compiled, and runs
+ * the `delegate run` commands of callers identical to the one that started it (see
+ * identity.ts), one at a time, each with a Context built from its request. A command
+ * costs a cold process about 230 ms more than a warm one (loading and first running our
+ * code); here it is paid once.
+ *
+ * It ends after `idleMs` without a command, after `maxRuns` commands, when a person quits a
+ * command outright (a second Ctrl-C ends the process that ran it, as it would the caller),
+ * or when its lock is gone. What a command's task needs to outlive it (a worker, on
+ * Ctrl-C) is started as the command would start it.
+ * @module
+ */
+import { type Context, createContext, type Interrupts, ObservalError } from "../core/mod.ts";
+import {
+  exitNow,
+  fileLocks,
+  hostPid,
+  listenLocal,
+  type LocalConn,
+  makeDir,
+  onInterrupt,
+  processFacts,
+  removeFile,
+  startTimer,
+} from "../core/system/mod.ts";
+import { frameBytes, frameLines, type ResidentFrame } from "./_frames.ts";
+import { MAX_REQUEST, type ResidentRequest, ResidentRequestSchema } from "./_request.ts";
+import { isPrivateFolder, residentPlace } from "./identity.ts";
+import { interruptHub } from "./_interrupt_hub.ts";
+
+/** How a runner runs. */
+export interface ResidentOptions {
+  /** The digest its starter computed: the runner ends unless its own is the same. */
+  digest: string;
+  /** Runs a command (the CLI). */
+  run(argv: string[], ctx: Context): Promise<number>;
+  /** Loads what commands will need, before the first one comes. */
+  preload(): Promise<unknown>;
+  idleMs: number;
+  maxRuns: number;
+}
+
+/**
+ * Serves commands until the runner ends (see the module's comment); resolves to its exit
+ * code. `ctx` is the runner's own: its environment is its starter's.
+ */
+export async function serveResident(ctx: Context, options: ResidentOptions): Promise<number> {
+  const place = await residentPlace(ctx.env);
+  const own = processFacts(hostPid());
+  if (place.digest !== options.digest || !own) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      own
+        ? "this process differs from the one that started it, so no caller could use it"
+        : "this process cannot read its own facts in /proc, which each caller's must match",
+    );
+  }
+  makeDir(place.dir, 0o700);
+  if (!isPrivateFolder(place.dir)) {
+    throw new ObservalError(
+      "FAILED_PRECONDITION",
+      `${place.dir} is not a folder only this user may enter`,
+    );
+  }
+  const lock = fileLocks()?.take(place.lock);
+  // Another runner holds it: that one serves these callers.
+  if (!lock) return 0;
+  removeFile(place.socket);
+  const listener = listenLocal(place.socket);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    stopIdle();
+    listener.close();
+    removeFile(place.socket);
+    lock.release();
+  };
+  let stopIdle = startTimer(options.idleMs, end);
+  /** The command running now, and how to interrupt it. */
+  let current: { done: Promise<void>; interrupt(): void } | undefined;
+  let runs = 0;
+  // Asked to stop (SIGTERM, SIGINT): take no more, and interrupt the command running, which
+  // then hands its task to a worker as its caller's Ctrl-C would.
+  const offSignals = onInterrupt(() => {
+    end();
+    current?.interrupt();
+  });
+  try {
+    await options.preload();
+    for await (const conn of listener) {
+      if (current) {
+        void refuse(conn, "busy with another command");
+        continue;
+      }
+      stopIdle();
+      const one = serveOne(conn, { ...options, facts: own.facts }, end);
+      current = one;
+      one.done.finally(() => {
+        current = undefined;
+        runs++;
+        if (runs >= options.maxRuns) end();
+        else if (!ended) stopIdle = startTimer(options.idleMs, end);
+      });
+    }
+    await current?.done;
+  } finally {
+    end();
+    offSignals();
+  }
+  return 0;
+}
+
+/**
+ * Whether the caller's environment is the one this runner was started for, and its
+ * process (the pid it gives, started when it says) has the same facts as this one.
+ */
+async function sameCaller(
+  request: ResidentRequest,
+  options: { digest: string; facts: string },
+): Promise<boolean> {
+  if ((await residentPlace(request.env)).digest !== options.digest) return false;
+  const caller = processFacts(request.pid);
+  // A pid from another PID namespace names some other process here: its start gives it away.
+  return caller?.facts === options.facts &&
+    Math.abs(caller.startedAt - request.startedAt) < 3000;
+}
+
+async function refuse(conn: LocalConn, why: string): Promise<void> {
+  try {
+    const writer = conn.writable.getWriter();
+    await writer.write(frameBytes({ busy: why } satisfies ResidentFrame));
+    await writer.close();
+  } catch { /* it went away */ }
+}
+
+/** Runs one caller's command; `end` ends the runner. */
+function serveOne(
+  conn: LocalConn,
+  options: ResidentOptions & { facts: string },
+  end: () => void,
+): { done: Promise<void>; interrupt(): void } {
+  const hub = interruptHub();
+  return { done: runOne(conn, options, end, hub), interrupt: hub.interrupt };
+}
+
+async function runOne(
+  conn: LocalConn,
+  options: ResidentOptions & { facts: string },
+  end: () => void,
+  hub: ReturnType<typeof interruptHub>,
+): Promise<void> {
+  const lines = frameLines(conn.readable, MAX_REQUEST);
+  let request: ResidentRequest;
+  try {
+    const first = await lines.next();
+    if (first.done) return conn.close();
+    request = ResidentRequestSchema.parse(JSON.parse(first.value));
+  } catch {
+    return void refuse(conn, "a request it could not read");
+  }
+  if (!(await sameCaller(request, options))) {
+    return void refuse(conn, "a caller unlike the one that started it");
+  }
+  const out = frameWriter(conn);
+  let quit = false;
+  const interrupts: Interrupts = {
+    on: hub.on,
+    quit(code) {
+      // As in the caller's own process: it ends now, and what it was running with it.
+      quit = true;
+      void out.close({ exit: code }).finally(() => {
+        end();
+        exitNow(code);
+      });
+    },
+  };
+  // Ctrl-C from the caller; its going away (its terminal closed, it was killed) counts as
+  // one, as a closing terminal does for a command that runs in it.
+  void (async () => {
+    try {
+      for await (const line of lines) {
+        if (line.length < 100 && JSON.parse(line)?.interrupt === true) hub.interrupt();
+      }
+    } catch { /* a broken connection: the caller is gone */ }
+    if (!out.closed) hub.interrupt();
+  })();
+  out.send({ taken: true });
+  const ctx = createContext({
+    env: request.env,
+    cwd: request.cwd,
+    startedAt: new Date(request.startedAt),
+    io: {
+      stdout: { write: (text) => out.send({ out: text }) },
+      stderr: { write: (text) => out.send({ err: text }) },
+      isTTY: request.isTTY,
+      stdin: undefined,
+    },
+    interrupts,
+  });
+  let code: number;
+  try {
+    code = await options.run(request.argv, ctx);
+  } catch (err) {
+    ctx.io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    code = 1;
+  }
+  if (!quit) await out.close({ exit: code });
+}
+
+/** Frames to the caller, in order; once closed, or the caller gone, the rest is dropped. */
+function frameWriter(conn: LocalConn): {
+  send(frame: ResidentFrame): void;
+  close(last: ResidentFrame): Promise<void>;
+  readonly closed: boolean;
+} {
+  const writer = conn.writable.getWriter();
+  let chain = Promise.resolve();
+  let closed = false;
+  const send = (frame: ResidentFrame) => {
+    if (closed) return;
+    const bytes = frameBytes(frame);
+    chain = chain.then(() => writer.write(bytes)).catch(() => {
+      closed = true;
+    });
+  };
+  return {
+    send,
+    async close(last) {
+      send(last);
+      closed = true;
+      await chain;
+      try {
+        await writer.close();
+      } catch { /* the caller went away */ }
+      try {
+        conn.close();
+      } catch { /* closed already */ }
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * Starting a resident runner, after a `delegate run` that found none: detached, in its own
+ * session, with this process's environment and permissions, so it is a caller identical
+ * to this one (it checks that itself, and ends if not).
+ * @module
+ */
+import { grantedPermissions, hostEnv, nodeChildProcess } from "../core/system/mod.ts";
+import { selfCommandWhole } from "../core/mod.ts";
+import type { ResidentPlace } from "./identity.ts";
+
+/** Starts the runner for `place`; errors are dropped: the next command runs without one. */
+export function startResident(place: ResidentPlace): void {
+  const argv = selfCommandWhole(["delegate", "resident", place.digest], grantedPermissions());
+  if (!argv) return;
+  try {
+    const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {
+      // The root, so that it holds no caller's folder open.
+      cwd: "/",
+      env: Object.fromEntries(
+        Object.entries(hostEnv()).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      detached: true,
+      stdio: "ignore",
+    });
+    child.on("error", () => {/* none this time */});
+    child.unref();
+  } catch { /* none this time */ }
+}

@@ -1,0 +1,320 @@
+/**
+ * The resident runner, as a person meets it: `OBSERVAL_RESIDENT=on` (what `auto` means at a
+ * terminal), a first `delegate run` that runs itself and starts a runner, and the next ones
+ * from the same caller run there: the same task, patch and output, with Ctrl-C, a killed
+ * command and idleness handled as they are without one. A caller unlike the one that
+ * started it (another environment, another umask) runs its command itself. The CLI runs
+ * as its own process from the caller's repository, with a stand-in harness that waits for
+ * a gate file where a test needs it running.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Task } from "../../lib/a2a/mod.ts";
+import { readPid } from "../../lib/delegation/mod.ts";
+import { pidExists } from "../../lib/process/mod.ts";
+import { handlesSigint, until } from "../support/gated_agent.ts";
+import {
+  countingClaude,
+  type LocalPlayground,
+  localPlayground,
+} from "../support/local_delegation.ts";
+import { MAIN, spawnCli } from "../support/process.ts";
+
+interface Setup extends LocalPlayground {
+  gate: string;
+  starts: string;
+  runEnv: Record<string, string | undefined>;
+  /** `delegate run AGENT --json -- BRIEF` from the repository, with `env` added. */
+  run(env?: Record<string, string>): ReturnType<typeof spawnCli>;
+  /** The pid of this home's runner, once one listens. */
+  runner(): Promise<number>;
+  /** The pids of this home's runners now. */
+  runners(): number[];
+  started(): number[];
+}
+
+async function setup(gated = false): Promise<Setup> {
+  const pg = await localPlayground({
+    env: { OBSERVAL_SANDBOX: "off", OBSERVAL_RESIDENT: "on", OBSERVAL_RESIDENT_IDLE: "120" },
+  });
+  pg.program("claude", countingClaude({ gated: true }));
+  const gate = join(pg.root, "gate");
+  if (!gated) writeFileSync(gate, "");
+  mkdirSync(join(pg.root, ".claude"), { recursive: true });
+  const starts = join(pg.root, ".claude", "starts");
+  const runEnv = { ...pg.env, GATE: gate, STARTS: starts };
+  const args = ["delegate", "run", pg.identifier, "--harness", "claude-code", "--json"];
+  const runners = () => residentsOf(pg.home);
+  return Object.assign(pg, {
+    gate,
+    starts,
+    runEnv,
+    run: (env: Record<string, string> = {}) =>
+      spawnCli({ ...runEnv, ...env }, pg.repo, [...args, "--", "Edit it"]),
+    runners,
+    runner: () =>
+      until("the runner to listen", () => {
+        const [pid] = runners();
+        // It listens once its socket is there; the socket's name is in its command line.
+        const digest = pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").at(-2);
+        const dir = `/tmp/observal-resident-${Deno.uid()}`;
+        return Promise.resolve(
+          digest && existsSync(join(dir, `${digest}.sock`)) ? pid as number : undefined,
+        );
+      }),
+    started: () =>
+      existsSync(starts)
+        ? readFileSync(starts, "utf8").trim().split("\n").filter(Boolean).map(Number)
+        : [],
+  });
+}
+
+/** The runners started for the observal home `home`. */
+function residentsOf(home: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (!argv.includes(MAIN) || argv.at(-3) !== "resident") continue;
+      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
+      if (env.includes(`OBSERVAL_HOME=${home}`)) found.push(Number(name));
+    } catch { /* gone, or not ours */ }
+  }
+  return found;
+}
+
+/** Ends the home's runners (as the system would: SIGTERM) and checks each cleaned up. */
+async function stopRunners(s: Setup): Promise<void> {
+  for (const pid of s.runners()) Deno.kill(pid, "SIGTERM");
+  await until("the runners to end", () => Promise.resolve(s.runners().length ? undefined : true));
+}
+
+async function close(s: Setup): Promise<void> {
+  try {
+    await stopRunners(s);
+  } finally {
+    await s.close();
+  }
+}
+
+function taskOf(stdout: string): Task {
+  return JSON.parse(stdout) as Task;
+}
+
+function patchOf(s: Setup, id: string): string {
+  return readFileSync(join(s.home, "delegations", id, "changes.patch"), "utf8");
+}
+
+Deno.test("a second delegate run goes to the runner the first started: the same task, patch and output", async () => {
+  const s = await setup();
+  try {
+    const first = s.run();
+    const one = await first.done;
+    assert.equal(one.code, 0, one.stderr);
+    const a = taskOf(one.stdout);
+    assert.equal(readPid(join(s.home, "delegations", a.id)), first.pid, "the first ran itself");
+    const runner = await s.runner();
+
+    const second = s.run();
+    const two = await second.done;
+    assert.equal(two.code, 0, two.stderr);
+    const b = taskOf(two.stdout);
+    assert.equal(b.status.state, "TASK_STATE_COMPLETED", JSON.stringify(b.status));
+    assert.equal(readPid(join(s.home, "delegations", b.id)), runner, "the runner ran the second");
+    assert.deepEqual(s.runners(), [runner], "no second runner");
+    // What each printed and kept is the same, but for ids and times.
+    assert.equal(patchOf(s, b.id), patchOf(s, a.id));
+    assert.equal(b.artifacts?.[0]?.parts[0]?.text, a.artifacts?.[0]?.parts[0]?.text);
+    assert.equal(two.stderr, one.stderr);
+    assert.equal(
+      b.metadata.observal.workspace === undefined,
+      a.metadata.observal.workspace === undefined,
+    );
+    assert.equal(s.git("status", "--porcelain"), "", "the caller's repository is untouched");
+    assert.equal(s.started().length, 2);
+  } finally {
+    await close(s);
+  }
+});
+
+Deno.test("a caller unlike the one that started the runner runs its command itself", async () => {
+  const s = await setup();
+  try {
+    assert.equal((await s.run().done).code, 0);
+    const runner = await s.runner();
+
+    // One more variable: another runner's place, so it runs itself and starts that one.
+    const other = s.run({ EXTRA: "1" });
+    const ran = await other.done;
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(readPid(join(s.home, "delegations", taskOf(ran.stdout).id)), other.pid);
+    await until("a second runner", () => Promise.resolve(s.runners().length === 2 || undefined));
+
+    // Another umask: same environment, but the runner sees the caller's process differ.
+    const umask = new Deno.Command("/bin/sh", {
+      args: ["-c", 'umask 077; exec "$@"', "sh", Deno.execPath(), "run", "-A", MAIN, ...[
+        "delegate",
+        "run",
+        s.identifier,
+        "--harness",
+        "claude-code",
+        "--json",
+        "--",
+        "Edit it",
+      ]],
+      env: s.runEnv as Record<string, string>,
+      cwd: s.repo,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const out = await umask.output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const task = taskOf(new TextDecoder().decode(out.stdout));
+    assert.equal(readPid(join(s.home, "delegations", task.id)), umask.pid, "it ran itself");
+    assert.ok(s.runners().includes(runner), "the runner goes on");
+  } finally {
+    await close(s);
+  }
+});
+
+/** The first run, which starts the runner, then the gate shut: the next child waits. */
+async function runnerWithGateShut(s: Setup): Promise<number> {
+  assert.equal((await s.run().done).code, 0);
+  const runner = await s.runner();
+  Deno.removeSync(s.gate);
+  return runner;
+}
+
+/** The newest task, once the runner has started its child. */
+function childStarted(s: Setup): Promise<Task> {
+  return until("the child to start", async () => {
+    if (s.started().length < 2) return undefined;
+    const list = await s.json(["delegate", "list"]);
+    const [t] = (list.body as unknown as { items: Task[] }).items;
+    return t?.metadata.observal.childStartTime ? t : undefined;
+  });
+}
+
+async function assertCompleted(s: Setup, id: string): Promise<void> {
+  const done = (await s.json(["delegate", "status", id, "--wait", "60"])).body as unknown as Task;
+  assert.equal(done.status.state, "TASK_STATE_COMPLETED", JSON.stringify(done.status));
+  assert.match(patchOf(s, id), /^\+four$/m);
+  assert.equal(s.git("status", "--porcelain"), "", "the caller's repository is untouched");
+}
+
+Deno.test("Ctrl-C through the runner hands the task to a worker, as without one", async () => {
+  const s = await setup();
+  try {
+    const runner = await runnerWithGateShut(s);
+    const caller = s.run();
+    const task = await childStarted(s);
+    assert.equal(readPid(join(s.home, "delegations", task.id)), runner);
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    const ran = await caller.done;
+    assert.equal(ran.code, 10, ran.stderr);
+    assert.match(ran.stderr, new RegExp(`Task ${task.id} keeps running`));
+    const worker = readPid(join(s.home, "delegations", task.id));
+    assert.ok(worker !== undefined && worker !== runner && pidExists(worker), `${worker}`);
+    writeFileSync(s.gate, "");
+    await assertCompleted(s, task.id);
+    assert.ok(pidExists(runner), "the runner goes on");
+  } finally {
+    await close(s);
+  }
+});
+
+Deno.test("a second Ctrl-C through the runner stops the task and ends the runner, as it would the command", async () => {
+  const s = await setup();
+  const copied = join(s.root, "copy-gate");
+  try {
+    assert.equal((await s.run().done).code, 0);
+    const runner = await s.runner();
+    // The copy waits for a gate, so the first Ctrl-C cannot hand the task over yet.
+    const smudge = join(s.root, "slow-smudge");
+    writeFileSync(smudge, `#!/bin/sh\nwhile [ ! -e '${copied}' ]; do sleep 0.05; done\ncat\n`, {
+      mode: 0o755,
+    });
+    s.git("config", "filter.slow.smudge", smudge);
+    s.git("config", "filter.slow.clean", "cat");
+    writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
+    s.git("add", ".gitattributes");
+    s.git("commit", "-q", "-m", "slow filter");
+
+    const caller = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "delegate", "run", s.identifier, "--harness", "claude-code"]
+        .concat(["--json", "--", "Edit it"]),
+      env: s.runEnv as Record<string, string>,
+      cwd: s.repo,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let stderr = "";
+    const read = caller.stderr.pipeThrough(new TextDecoderStream())
+      .pipeTo(new WritableStream({ write: (t) => void (stderr += t) }));
+    const out = new Response(caller.stdout).text();
+    const task = await until("the copy to be under way", async () => {
+      const list = await s.json(["delegate", "list"]);
+      const [t] = (list.body as unknown as { items: Task[] }).items;
+      return t?.status.state === "TASK_STATE_WORKING" ? t : undefined;
+    });
+    assert.equal(readPid(join(s.home, "delegations", task.id)), runner);
+    await handlesSigint(caller.pid);
+    caller.kill("SIGINT");
+    await until(
+      "the first Ctrl-C to be handled",
+      () => Promise.resolve(stderr.includes("Handing the task to a worker") ? true : undefined),
+    );
+    caller.kill("SIGINT");
+    const [ran] = await Promise.all([caller.status, read, out]);
+    writeFileSync(copied, "");
+    assert.equal(ran.code, 130, stderr);
+    assert.match(stderr, new RegExp(`Interrupted again: quitting now. Stopped task ${task.id}\\.`));
+    const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
+    assert.equal(seen.status.state, "TASK_STATE_CANCELED", JSON.stringify(seen.status));
+    await until("the runner to end", () => Promise.resolve(pidExists(runner) ? undefined : true));
+  } finally {
+    writeFileSync(copied, "");
+    await close(s);
+  }
+});
+
+Deno.test("a command killed while the runner runs it: its task goes on in a worker and completes", async () => {
+  const s = await setup();
+  try {
+    const runner = await runnerWithGateShut(s);
+    const caller = s.run();
+    const task = await childStarted(s);
+    caller.kill("SIGKILL");
+    await caller.done;
+    const dir = join(s.home, "delegations", task.id);
+    await until("a worker to take the task", () => {
+      const pid = readPid(dir);
+      return Promise.resolve(pid !== undefined && pid !== runner ? pid : undefined);
+    });
+    writeFileSync(s.gate, "");
+    await assertCompleted(s, task.id);
+    assert.equal(s.started().length, 2, "the child ran once");
+  } finally {
+    await close(s);
+  }
+});
+
+Deno.test("the runner ends after its idle time, and leaves no socket or lock", async () => {
+  const s = await setup();
+  try {
+    assert.equal((await s.run({ OBSERVAL_RESIDENT_IDLE: "1" }).done).code, 0);
+    const runner = await until("the runner", () => Promise.resolve(s.runners()[0]));
+    const cmd = readFileSync(`/proc/${runner}/cmdline`, "utf8").split("\0");
+    const digest = cmd.at(-2)!;
+    await until("the runner to end", () => Promise.resolve(pidExists(runner) ? undefined : true));
+    const dir = `/tmp/observal-resident-${Deno.uid()}`;
+    assert.ok(!existsSync(join(dir, `${digest}.sock`)), "its socket is gone");
+    assert.ok(!existsSync(join(dir, `${digest}.lock`)), "its lock is gone");
+  } finally {
+    await close(s);
+  }
+});
