@@ -26,7 +26,7 @@ import {
 } from "../core/system/mod.ts";
 import { frameBytes, frameLines, type ResidentFrame } from "./_frames.ts";
 import { MAX_REQUEST, type ResidentRequest, ResidentRequestSchema } from "./_request.ts";
-import { isPrivateFolder, residentPlace } from "./identity.ts";
+import { isPrivateFolder, residentCommand, residentPlace } from "./identity.ts";
 import { interruptHub } from "./_interrupt_hub.ts";
 
 /** How a runner runs. */
@@ -75,6 +75,8 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
     stopIdle();
     listener.close();
     removeFile(place.socket);
+    // Its log says why a runner ended early; this one ends as it should.
+    removeFile(place.log);
     lock.release();
   };
   let stopIdle = startTimer(options.idleMs, end);
@@ -160,6 +162,8 @@ async function runOne(
   } catch {
     return void refuse(conn, "a request it could not read");
   }
+  // Only what a caller would have sent it: anything else runs where it was asked.
+  if (!residentCommand(request.argv)) return void refuse(conn, "not a command it runs");
   if (!(await sameCaller(request, options))) {
     return void refuse(conn, "a caller unlike the one that started it");
   }

@@ -4,15 +4,26 @@
  * to this one (it checks that itself, and ends if not).
  * @module
  */
-import { grantedPermissions, hostEnv, nodeChildProcess } from "../core/system/mod.ts";
+import {
+  grantedPermissions,
+  hostEnv,
+  makeDir,
+  nodeChildProcess,
+  nodeFs,
+} from "../core/system/mod.ts";
 import { selfCommandWhole } from "../core/mod.ts";
-import type { ResidentPlace } from "./identity.ts";
+import { isPrivateFolder, type ResidentPlace } from "./identity.ts";
 
 /** Starts the runner for `place`; errors are dropped: the next command runs without one. */
 export function startResident(place: ResidentPlace): void {
   const argv = selfCommandWhole(["delegate", "resident", place.digest], grantedPermissions());
   if (!argv) return;
+  let log: number | undefined;
   try {
+    makeDir(place.dir, 0o700);
+    if (!isPrivateFolder(place.dir)) return;
+    // What it says goes to its log: why it ended early, if it did.
+    log = nodeFs().openSync(place.log, "w", 0o600);
     const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {
       // The root, so that it holds no caller's folder open.
       cwd: "/",
@@ -20,9 +31,13 @@ export function startResident(place: ResidentPlace): void {
         Object.entries(hostEnv()).filter((e): e is [string, string] => e[1] !== undefined),
       ),
       detached: true,
-      stdio: "ignore",
+      stdio: ["ignore", log, log],
     });
     child.on("error", () => {/* none this time */});
     child.unref();
-  } catch { /* none this time */ }
+  } catch {
+    /* none this time */
+  } finally {
+    if (log !== undefined) nodeFs().closeSync(log);
+  }
 }

@@ -314,6 +314,39 @@ Deno.test("the runner ends after its idle time, and leaves no socket or lock", a
     const dir = `/tmp/observal-resident-${Deno.uid()}`;
     assert.ok(!existsSync(join(dir, `${digest}.sock`)), "its socket is gone");
     assert.ok(!existsSync(join(dir, `${digest}.lock`)), "its lock is gone");
+    assert.ok(!existsSync(join(dir, `${digest}.log`)), "its log is gone");
+  } finally {
+    await close(s);
+  }
+});
+
+Deno.test("an agent in its sandbox cannot see the runners' folder, also when the runner started it", async () => {
+  const s = await setup();
+  try {
+    s.program(
+      "claude",
+      `#!/bin/sh
+cat > /dev/null
+# The runners' folder is named by the uid outside; inside, the sandbox maps it to another.
+dir=/tmp/observal-resident-${Deno.uid()}
+if [ -e "$dir" ]; then seen=visible; elif [ -d /tmp ] && [ -w /tmp ]; then seen=hidden; fi
+printf '{"type":"result","result":"%s","is_error":false,"session_id":"s"}\\n' "$seen"
+`,
+    );
+    const answers: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const caller = s.run({ OBSERVAL_SANDBOX: "on" });
+      const ran = await caller.done;
+      assert.equal(ran.code, 0, ran.stderr);
+      const task = taskOf(ran.stdout);
+      assert.equal(task.metadata.observal.sandbox, "bwrap");
+      const pid = readPid(join(s.home, "delegations", task.id));
+      assert.equal(pid === caller.pid, i === 0, "the first ran itself, the second in the runner");
+      answers.push(task.artifacts?.[0]?.parts[0]?.text ?? "");
+      if (i === 0) await s.runner();
+    }
+    assert.ok(existsSync(`/tmp/observal-resident-${Deno.uid()}`), "it is there outside");
+    assert.deepEqual(answers, ["hidden", "hidden"]);
   } finally {
     await close(s);
   }
