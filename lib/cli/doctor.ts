@@ -317,6 +317,41 @@ async function serveCheck(ctx: Context): Promise<Check | undefined> {
   }
 }
 
+/**
+ * Whether a `delegate run` from here uses a resident runner (see lib/resident/): why not,
+ * or whether one runs now for callers like this one.
+ */
+async function residentCheck(ctx: Context): Promise<Check> {
+  const { residentPlace, residentRefusal, runsFromSource } = await import(
+    "../resident/identity.ts"
+  );
+  const { fileLocks, runByHand } = await import("../core/system/mod.ts");
+  const refusal = residentRefusal(ctx.env, {
+    terminal: runByHand(),
+    fromSource: runsFromSource(),
+  });
+  if (refusal?.includes("not one of")) {
+    return {
+      check: "resident",
+      status: "problem",
+      detail: refusal,
+      fix: "Set OBSERVAL_RESIDENT to auto, on or off",
+    };
+  }
+  if (refusal) {
+    return { check: "resident", status: "info", detail: `delegate run runs cold: ${refusal}` };
+  }
+  const place = await residentPlace(ctx.env);
+  const running = fileLocks()?.held(place.lock) ?? false;
+  return {
+    check: "resident",
+    status: "info",
+    detail: running
+      ? `a resident runner serves delegate run from here (${place.socket})`
+      : "the next delegate run from here starts a resident runner for the ones after it",
+  };
+}
+
 const MARK = { ok: "ok ", problem: "!! ", info: "-  " } as const;
 
 /** `observal doctor`. */
@@ -330,6 +365,7 @@ export const doctorCommand: Command = {
       await storeCheck(ctx),
       await registryCheck(ctx),
       await sandboxCheck(ctx),
+      await residentCheck(ctx),
       ...(await harnessChecks(ctx)),
     ];
     const serve = await serveCheck(ctx);

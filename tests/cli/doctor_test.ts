@@ -247,3 +247,26 @@ Deno.test("doctor checks that claude -p may call delegate: an allow rule in sett
     s.done();
   }
 });
+
+Deno.test("doctor says whether delegate run uses a resident runner here, and why not", async () => {
+  const s = setup();
+  try {
+    const resident = async (value: string) =>
+      (await doctor({ ...s.env, OBSERVAL_RESIDENT: value }, s.project)).body.checks
+        .find((c) => c.check === "resident")!;
+    const bad = await resident("maybe");
+    assert.equal(bad.status, "problem");
+    assert.match(bad.detail, /OBSERVAL_RESIDENT is maybe, not one of auto, on, off/);
+    assert.match(bad.fix ?? "", /auto, on or off/);
+    const off = await resident("off");
+    assert.equal(off.status, "info");
+    assert.match(off.detail, /delegate run runs cold: OBSERVAL_RESIDENT is off/);
+    if (Deno.build.os === "linux") {
+      const on = await resident("on");
+      assert.equal(on.status, "info");
+      assert.match(on.detail, /the next delegate run from here starts a resident runner/);
+    }
+  } finally {
+    s.done();
+  }
+});

@@ -49,6 +49,8 @@ The task runs in this command while it waits (not a remote agent's that streams,
 Windows a registry Agent's); when the wait ends first, or on Ctrl-C, a worker takes it over
 and the task goes on, a registry Agent's harness still running (a second Ctrl-C before the
 worker has it quits at once, and the task is recorded as stopped by you).
+On Linux a run from a terminal leaves a resident runner, and the next runs from the same
+shell start warm there (OBSERVAL_RESIDENT=auto|on|off; \`observal doctor\` says which applies).
 A remote agent whose card takes the repository state (an observal \`a2a serve\`) gets this
 repository with the brief: HEAD as a git bundle (leaving out what your remote-tracking
 branches hold, when it has a clone of its own) and your uncommitted and untracked work as
