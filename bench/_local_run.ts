@@ -109,6 +109,7 @@ export function timedDelegateRun(
   pg: LocalPlayground,
   sandbox: "on" | "off",
   launcher: Launcher = SOURCE,
+  env: Record<string, string> = {},
 ): number {
   const [program, ...pre] = launcher.argv;
   const t = performance.now();
@@ -124,7 +125,7 @@ export function timedDelegateRun(
     "--json",
     "--",
     "Edit it.",
-  ], { cwd: pg.repo, env: pg.env as Record<string, string>, encoding: "utf8" });
+  ], { cwd: pg.repo, env: { ...pg.env, ...env } as Record<string, string>, encoding: "utf8" });
   const ms = performance.now() - t;
   if (r.status !== 0) {
     throw new Error(`${launcher.name}: delegate run --sandbox ${sandbox}: ${r.stdout}${r.stderr}`);

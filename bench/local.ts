@@ -10,6 +10,9 @@
  *   (bubblewrap), each as overhead in ms over the bare harness and as a ratio to it;
  * - delegate run --sandbox on through the other ways observal is installed: the binary's
  *   bundle and the npm package on Node 24 (see `installWays`);
+ * - delegate run --sandbox on through the resident runner (`OBSERVAL_RESIDENT=on`, what a
+ *   person at a terminal gets from the second run on), from source and the binary's bundle:
+ *   each row's runner is started and warmed by two runs before the rounds;
  * - the sandbox's cost per run: on / off, from source.
  *
  *   deno run -A bench/local.ts [--runs 9]
@@ -19,7 +22,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localPlayground } from "../tests/support/local_delegation.ts";
-import { installWays, median, runsFlag, STAND_IN, timedDelegateRun } from "./_local_run.ts";
+import {
+  residentListening,
+  residentRunners,
+  stopResidentRunners,
+} from "../tests/support/process.ts";
+import { installWays, median, runsFlag, SOURCE, STAND_IN, timedDelegateRun } from "./_local_run.ts";
+
+/** The resident runner wherever it can run, as `auto` gives it to a person at a terminal. */
+const RESIDENT = { OBSERVAL_RESIDENT: "on" };
 
 const runs = runsFlag();
 
@@ -49,10 +60,25 @@ try {
       label: `delegate run --sandbox on  (${l.name})`,
       run: () => timedDelegateRun(pg, "on", l),
     })),
+    ...[SOURCE, ways.launchers.find((l) => l.name === "binary")!].map((l) => ({
+      label: `delegate run --sandbox on  (${l.name}, resident)`,
+      run: () => timedDelegateRun(pg, "on", l, RESIDENT),
+    })),
   ];
-  // Warm-up: the probe's cache, Deno's module cache, the registry's first open.
+  // Warm-up: the probe's cache, Deno's module cache, the registry's first open; a resident
+  // row's first run starts its runner, and its second is the runner's first.
   bare();
-  for (const row of rowsOf) row.run();
+  for (const row of rowsOf) {
+    const before = residentRunners(pg.home);
+    row.run();
+    if (!row.label.includes("resident")) continue;
+    const started = () => residentRunners(pg.home).find((pid) => !before.includes(pid));
+    for (let i = 0; i < 200 && !(started() && residentListening(started()!)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!started()) throw new Error(`${row.label}: no runner started`);
+    row.run();
+  }
   const bares: number[] = [];
   const times: number[][] = rowsOf.map(() => []);
   for (let i = 0; i < runs; i++) {
@@ -84,6 +110,7 @@ try {
   );
 } finally {
   for (const cleanup of cleanups) cleanup();
+  await stopResidentRunners(pg.home);
   rmSync(scratch, { recursive: true, force: true });
   await pg.close();
 }

@@ -8,7 +8,7 @@
  * a gate file where a test needs it running.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid } from "../../lib/delegation/mod.ts";
@@ -19,7 +19,13 @@ import {
   type LocalPlayground,
   localPlayground,
 } from "../support/local_delegation.ts";
-import { MAIN, spawnCli } from "../support/process.ts";
+import {
+  MAIN,
+  residentListening,
+  residentRunners,
+  spawnCli,
+  stopResidentRunners,
+} from "../support/process.ts";
 
 interface Setup extends LocalPlayground {
   gate: string;
@@ -45,7 +51,7 @@ async function setup(gated = false): Promise<Setup> {
   const starts = join(pg.root, ".claude", "starts");
   const runEnv = { ...pg.env, GATE: gate, STARTS: starts };
   const args = ["delegate", "run", pg.identifier, "--harness", "claude-code", "--json"];
-  const runners = () => residentsOf(pg.home);
+  const runners = () => residentRunners(pg.home);
   return Object.assign(pg, {
     gate,
     starts,
@@ -56,12 +62,7 @@ async function setup(gated = false): Promise<Setup> {
     runner: () =>
       until("the runner to listen", () => {
         const [pid] = runners();
-        // It listens once its socket is there; the socket's name is in its command line.
-        const digest = pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").at(-2);
-        const dir = `/tmp/observal-resident-${Deno.uid()}`;
-        return Promise.resolve(
-          digest && existsSync(join(dir, `${digest}.sock`)) ? pid as number : undefined,
-        );
+        return Promise.resolve(pid && residentListening(pid) ? pid : undefined);
       }),
     started: () =>
       existsSync(starts)
@@ -70,30 +71,9 @@ async function setup(gated = false): Promise<Setup> {
   });
 }
 
-/** The runners started for the observal home `home`. */
-function residentsOf(home: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (!argv.includes(MAIN) || argv.at(-3) !== "resident") continue;
-      const env = readFileSync(`/proc/${name}/environ`, "utf8").split("\0");
-      if (env.includes(`OBSERVAL_HOME=${home}`)) found.push(Number(name));
-    } catch { /* gone, or not ours */ }
-  }
-  return found;
-}
-
-/** Ends the home's runners (as the system would: SIGTERM) and checks each cleaned up. */
-async function stopRunners(s: Setup): Promise<void> {
-  for (const pid of s.runners()) Deno.kill(pid, "SIGTERM");
-  await until("the runners to end", () => Promise.resolve(s.runners().length ? undefined : true));
-}
-
 async function close(s: Setup): Promise<void> {
   try {
-    await stopRunners(s);
+    await stopResidentRunners(s.home);
   } finally {
     await s.close();
   }

@@ -155,3 +155,43 @@ export function callerShell(repo: string): Record<string, string> {
     GIT_INDEX_FILE: join(repo, ".git", "index"),
   };
 }
+
+/**
+ * The resident runners started for the observal home `home`, however observal runs: the
+ * processes whose command line ends `delegate resident DIGEST` and whose environment has
+ * that `OBSERVAL_HOME`.
+ */
+export function residentRunners(home: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+      if (argv.at(-4) !== "delegate" || argv.at(-3) !== "resident") continue;
+      const env = Deno.readTextFileSync(`/proc/${entry.name}/environ`).split("\0");
+      if (env.includes(`OBSERVAL_HOME=${home}`)) found.push(Number(entry.name));
+    } catch { /* gone, or not ours */ }
+  }
+  return found;
+}
+
+/** Whether the resident runner `pid` listens: its socket, named in its command line, is there. */
+export function residentListening(pid: number): boolean {
+  try {
+    const digest = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").at(-2);
+    Deno.statSync(`/tmp/observal-resident-${Deno.uid()}/${digest}.sock`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Ends the resident runners of `home` as the system would (SIGTERM); resolves once gone. */
+export async function stopResidentRunners(home: string): Promise<void> {
+  for (const pid of residentRunners(home)) Deno.kill(pid, "SIGTERM");
+  for (let i = 0; i < 300 && residentRunners(home).length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const left = residentRunners(home);
+  if (left.length) throw new Error(`resident runners ${left.join(", ")} did not end`);
+}
