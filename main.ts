@@ -45,7 +45,7 @@ async function resident(argv: string[]): Promise<number> {
   if (attempt.code !== undefined) return attempt.code;
   const code = await main(argv);
   if (attempt.startAfter) {
-    (await import("./lib/resident/start.ts")).startResident(attempt.startAfter);
+    (await import("./lib/resident/mod.ts")).startResident(attempt.startAfter);
   }
   return code;
 }

@@ -322,9 +322,7 @@ async function serveCheck(ctx: Context): Promise<Check | undefined> {
  * or whether one runs now for callers like this one.
  */
 async function residentCheck(ctx: Context): Promise<Check> {
-  const { residentPlace, residentRefusal, runsFromSource } = await import(
-    "../resident/identity.ts"
-  );
+  const { residentPlace, residentRefusal, runsFromSource } = await import("../resident/mod.ts");
   const { fileLocks, runByHand } = await import("../core/system/mod.ts");
   const refusal = residentRefusal(ctx.env, {
     terminal: runByHand(),

@@ -18,7 +18,7 @@ export const residentCommand: Command = {
   async run(inv, ctx) {
     const [{ runCli }, { serveResident }] = await Promise.all([
       import("../mod.ts"),
-      import("../../resident/runner.ts"),
+      import("../../resident/mod.ts"),
     ]);
     const set = Number(ctx.env.OBSERVAL_RESIDENT_IDLE);
     const idle = Number.isInteger(set) && set >= IDLE_SECONDS.min && set <= IDLE_SECONDS.max
