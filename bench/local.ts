@@ -11,8 +11,8 @@
  * - delegate run --sandbox on through the other ways observal is installed: the binary's
  *   bundle and the npm package on Node 24 (see `installWays`);
  * - delegate run --sandbox on through the resident runner (`OBSERVAL_RESIDENT=on`, what a
- *   person at a terminal gets from the second run on), from source and the binary's bundle:
- *   each row's runner is started and warmed by two runs before the rounds;
+ *   person at a terminal gets from the second run on), each way: each row's runner is
+ *   started and warmed by two runs before the rounds;
  * - the sandbox's cost per run: on / off, from source.
  *
  *   deno run -A bench/local.ts [--runs 9]
@@ -60,7 +60,7 @@ try {
       label: `delegate run --sandbox on  (${l.name})`,
       run: () => timedDelegateRun(pg, "on", l),
     })),
-    ...[SOURCE, ways.launchers.find((l) => l.name === "binary")!].map((l) => ({
+    ...[SOURCE, ...ways.launchers].map((l) => ({
       label: `delegate run --sandbox on  (${l.name}, resident)`,
       run: () => timedDelegateRun(pg, "on", l, RESIDENT),
     })),

@@ -1,10 +1,13 @@
 /**
  * Unix domain sockets and the facts of this process that a resident runner must share with
- * the commands it runs: Deno's own API, which costs nothing to load (Node's `node:net` would
- * load the Node layer, about 30 ms, into every command that merely looks for a runner).
- * Under Node, and on other systems than Linux, none of it exists and callers run as before.
+ * the commands it runs. Under Deno its own API, which costs nothing to load (`node:net`
+ * would load the Node layer, about 30 ms, into every command that merely looks for a
+ * runner); under Node, Node's. On other systems than Linux none of it exists, and callers
+ * run as before.
  * @module
  */
+import type * as NodeNet from "node:net";
+import { hostPlatform, nodeChildProcess, nodeFs } from "./host.ts";
 
 /** A connected socket: bytes both ways. */
 export interface LocalConn {
@@ -39,33 +42,89 @@ interface DenoSocketApi {
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno as DenoSocketApi | undefined;
 
-/** This machine's name (a container has its own, as a rule). */
-export function machineName(): string {
-  return deno?.hostname() ?? "-";
+function nodeNet(): typeof NodeNet {
+  return globalThis.process.getBuiltinModule("node:net");
 }
 
-/** Whether this process can use local sockets here: Deno on Linux. */
+/** This machine's name (a container has its own, as a rule). */
+export function machineName(): string {
+  return deno ? deno.hostname() : globalThis.process.getBuiltinModule("node:os").hostname();
+}
+
+/** Whether this process can use local sockets here: Linux. */
 export function localSocketsHere(): boolean {
-  return deno?.build.os === "linux";
+  return hostPlatform() === "linux";
 }
 
 /** Connects to the socket at `path`; rejects as the system does (ENOENT, ECONNREFUSED). */
 export function connectLocal(path: string): Promise<LocalConn> {
-  if (!deno) return Promise.reject(new Error("local sockets need Deno"));
-  return deno.connect({ transport: "unix", path });
+  if (deno) return deno.connect({ transport: "unix", path });
+  return new Promise((resolve, reject) => {
+    const socket = nodeNet().createConnection(path);
+    socket.once("error", reject);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(fromNodeSocket(socket));
+    });
+  });
 }
 
-/** Listens on `path`, which must not exist. */
+function fromNodeSocket(socket: NodeNet.Socket): LocalConn {
+  const { Duplex } = globalThis.process.getBuiltinModule("node:stream");
+  const { readable, writable } = Duplex.toWeb(socket);
+  return {
+    readable: readable as ReadableStream<Uint8Array>,
+    writable: writable as WritableStream<Uint8Array>,
+    close: () => void socket.destroy(),
+  };
+}
+
+/** Listens on `path`, which must not exist; iterating fails if it cannot. */
 export function listenLocal(path: string): LocalListener {
-  if (!deno) throw new Error("local sockets need Deno");
-  return deno.listen({ transport: "unix", path });
+  if (deno) return deno.listen({ transport: "unix", path });
+  const server = nodeNet().createServer();
+  const waiting: NodeNet.Socket[] = [];
+  let wake = () => {};
+  let failure: Error | undefined;
+  let closed = false;
+  server.on("connection", (socket) => {
+    waiting.push(socket);
+    wake();
+  });
+  server.on("error", (err) => {
+    failure = err;
+    wake();
+  });
+  server.listen(path);
+  return {
+    close() {
+      closed = true;
+      server.close();
+      wake();
+    },
+    async *[Symbol.asyncIterator]() {
+      while (true) {
+        const next = waiting.shift();
+        if (next) {
+          yield fromNodeSocket(next);
+          continue;
+        }
+        if (failure) throw failure;
+        if (closed) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+  };
 }
 
 const PERMISSIONS = ["read", "write", "net", "env", "run", "sys", "ffi"] as const;
 
-/** The permissions granted whole to this Deno process, by name. */
+/**
+ * The permissions granted whole to this process, by Deno's names. Under Node, all of them,
+ * unless its permission model is on: then none.
+ */
 export function grantedPermissions(): string[] {
-  if (!deno) return [];
+  if (!deno) return "permission" in globalThis.process ? [] : [...PERMISSIONS];
   return PERMISSIONS.filter((name) => deno.permissions.querySync({ name }).state === "granted");
 }
 
@@ -81,19 +140,30 @@ export function grantedPermissions(): string[] {
  * read (no such process, or not ours).
  */
 export function processFacts(pid: number): { facts: string; startedAt: number } | undefined {
-  if (!deno) return undefined;
+  const args = ["-c", FACTS_SCRIPT, "observal-facts", String(pid)];
+  const env = { PATH: "/usr/bin:/bin", LC_ALL: "C" };
   try {
-    const r = new deno.Command("/bin/sh", {
-      args: ["-c", FACTS_SCRIPT, "observal-facts", String(pid)],
-      clearEnv: true,
-      env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).outputSync();
-    const text = new TextDecoder().decode(r.stdout);
+    let text: string;
+    if (deno) {
+      const r = new deno.Command("/bin/sh", {
+        args,
+        clearEnv: true,
+        env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "null",
+      }).outputSync();
+      text = r.success ? new TextDecoder().decode(r.stdout) : "";
+    } else {
+      const r = nodeChildProcess().spawnSync("/bin/sh", args, {
+        env,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      text = r.status === 0 ? r.stdout : "";
+    }
     const m = /\nstarted (\d+) (\d+) (\d+)\nfacts-end\n$/.exec(text);
-    if (!r.success || !m) return undefined;
+    if (!m) return undefined;
     // Boot time (s) plus the start in clock ticks since boot, at the usual 100 ticks a
     // second: right to a second, as boot time is.
     const [bootS, ticks, hz] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -128,12 +198,11 @@ echo facts-end
  * them.
  */
 export function buildStamp(moduleUrl: string): string {
-  if (!deno) return "-";
-  const paths = [deno.execPath()];
+  const paths = [deno ? deno.execPath() : globalThis.process.execPath];
   if (moduleUrl.startsWith("file:")) paths.push(decodeURIComponent(new URL(moduleUrl).pathname));
   return paths.map((path) => {
     try {
-      const { size, mtime, ino } = deno.statSync(path);
+      const { size, mtime, ino } = deno ? deno.statSync(path) : nodeFs().statSync(path);
       return `${path} ${size} ${ino} ${mtime?.getTime()}`;
     } catch {
       return `${path} -`;

@@ -212,15 +212,16 @@ export function selfCommand(args: readonly string[], given: SelfPermissions = {}
 /**
  * The argv that runs this same observal with `args` and with the permissions `granted`
  * (names this Deno process holds whole): a compiled binary re-executes itself (its
- * permissions were fixed when it was built); `deno run` gets `--allow-<name>` for each.
- * Undefined under Node, where no process is started this way.
+ * permissions were fixed when it was built); `deno run` gets `--allow-<name>` for each;
+ * Node runs the same script with the flags it was started with.
  */
 export function selfCommandWhole(
   args: readonly string[],
   granted: readonly string[],
-): string[] | undefined {
-  if (!deno) return undefined;
+): string[] {
+  // Node: unfenced, with the flags it was started with.
   const [exec, ...rest] = selfCommand(args, {});
+  if (!deno) return [exec, ...rest];
   if (!rest.length || rest[0] !== "run") return [exec, ...rest];
   const config = rest.find((a) => a.startsWith("--config=") || a === "--no-config")!;
   const main = rest[rest.length - args.length - 1];

@@ -62,7 +62,7 @@ export function residentRefusal(
     return `OBSERVAL_RESIDENT is ${mode}, not one of ${RESIDENT_MODES.join(", ")}`;
   }
   if (mode === "off") return "OBSERVAL_RESIDENT is off";
-  if (!localSocketsHere()) return "a resident runner needs Linux and the Deno runtime";
+  if (!localSocketsHere()) return "a resident runner needs Linux";
   const granted = grantedPermissions();
   const missing = NEEDED.filter((p) => !granted.includes(p));
   if (missing.length) return `this process lacks the ${missing.join(", ")} permissions`;

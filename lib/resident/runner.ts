@@ -13,6 +13,7 @@
  */
 import { type Context, createContext, type Interrupts, ObservalError } from "../core/mod.ts";
 import {
+  connectLocal,
   exitNow,
   fileLocks,
   hostPid,
@@ -63,7 +64,8 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
       `${place.dir} is not a folder only this user may enter`,
     );
   }
-  const lock = fileLocks()?.take(place.lock);
+  const locks = fileLocks();
+  const lock = locks ? locks.take(place.lock) : await unanswered(place.socket);
   // Another runner holds it: that one serves these callers.
   if (!lock) return 0;
   removeFile(place.socket);
@@ -127,6 +129,20 @@ async function sameCaller(
   // A pid from another PID namespace names some other process here: its start gives it away.
   return caller?.facts === options.facts &&
     Math.abs(caller.startedAt - request.startedAt) < 3000;
+}
+
+/**
+ * Under Node, which has no file locks: the socket is free when nothing answers on it. Two
+ * runners started at once may both find it so; the one whose socket the other replaced
+ * then reaches no caller, and ends when its idle time is up.
+ */
+async function unanswered(socket: string): Promise<{ release(): void } | undefined> {
+  try {
+    (await connectLocal(socket)).close();
+    return undefined;
+  } catch {
+    return { release() {} };
+  }
 }
 
 async function refuse(conn: LocalConn, why: string): Promise<void> {

@@ -17,7 +17,6 @@ import { isPrivateFolder, type ResidentPlace } from "./identity.ts";
 /** Starts the runner for `place`; errors are dropped: the next command runs without one. */
 export function startResident(place: ResidentPlace): void {
   const argv = selfCommandWhole(["delegate", "resident", place.digest], grantedPermissions());
-  if (!argv) return;
   let log: number | undefined;
   try {
     makeDir(place.dir, 0o700);

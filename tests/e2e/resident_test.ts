@@ -14,6 +14,8 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
+import { buildNpm } from "../packaging/_pack.ts";
+import { PROJECT_NODE } from "../packaging/_node_versions.ts";
 import {
   countingClaude,
   type LocalPlayground,
@@ -39,6 +41,8 @@ interface Setup extends LocalPlayground {
   runners(): number[];
   started(): number[];
 }
+
+const REPO = join(import.meta.dirname!, "..", "..");
 
 async function setup(gated = false): Promise<Setup> {
   const pg = await localPlayground({
@@ -328,6 +332,43 @@ printf '{"type":"result","result":"%s","is_error":false,"session_id":"s"}\\n' "$
     assert.ok(existsSync(`/tmp/observal-resident-${Deno.uid()}`), "it is there outside");
     assert.deepEqual(answers, ["hidden", "hidden"]);
   } finally {
+    await close(s);
+  }
+});
+
+Deno.test("under Node (the npm package) too: the second run goes to the runner the first started", async () => {
+  const s = await setup();
+  // Built inside the repository, so Node finds its dependencies as after an install.
+  mkdirSync(join(REPO, "tmp"), { recursive: true });
+  const pkg = Deno.makeTempDirSync({ dir: join(REPO, "tmp"), prefix: "resident-npm-" });
+  try {
+    buildNpm(pkg);
+    const run = () =>
+      new Deno.Command(PROJECT_NODE, {
+        args: [join(pkg, "bin", "observal.mjs"), "delegate", "run", s.identifier, "--json"]
+          .concat(["--harness", "claude-code", "--", "Edit it"]),
+        env: s.runEnv as Record<string, string>,
+        cwd: s.repo,
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    const first = run();
+    const one = await first.output();
+    assert.equal(one.code, 0, new TextDecoder().decode(one.stderr));
+    const a = taskOf(new TextDecoder().decode(one.stdout));
+    assert.equal(readPid(join(s.home, "delegations", a.id)), first.pid, "the first ran itself");
+    const runner = await s.runner();
+    assert.match(readFileSync(`/proc/${runner}/cmdline`, "utf8"), /observal\.mjs\0delegate/);
+
+    const two = await run().output();
+    assert.equal(two.code, 0, new TextDecoder().decode(two.stderr));
+    const b = taskOf(new TextDecoder().decode(two.stdout));
+    assert.equal(b.status.state, "TASK_STATE_COMPLETED", JSON.stringify(b.status));
+    assert.equal(readPid(join(s.home, "delegations", b.id)), runner, "the runner ran the second");
+    assert.equal(patchOf(s, b.id), patchOf(s, a.id));
+    assert.equal(s.git("status", "--porcelain"), "", "the caller's repository is untouched");
+  } finally {
+    Deno.removeSync(pkg, { recursive: true });
     await close(s);
   }
 });
