@@ -96,8 +96,8 @@ async function relay(
     hostStream("stderr").write(
       `error: the resident runner stopped before the command ended (${
         err instanceof Error ? err.message : String(err)
-      }). A task it was running is settled by \`observal delegate recover\`; ` +
-        "see `observal delegate list`. OBSERVAL_RESIDENT=off runs commands without one.\n",
+      }). \`observal delegate list\` shows its task, which the next delegate command ` +
+        "settles if nothing runs it. OBSERVAL_RESIDENT=off runs commands without a runner.\n",
     );
     return { code: 1 };
   } finally {

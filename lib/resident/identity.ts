@@ -36,7 +36,13 @@ const PER_REQUEST = new Set(["PWD", "OLDPWD"]);
 export interface ResidentPlace {
   /** The folder of this user's runners: `/tmp/observal-resident-<uid>`. */
   dir: string;
-  digest: string;
+  /**
+   * `<home>-<digest>`: a tag of the caller's observal home (so that runners can be counted
+   * per home), then the digest of all it must share with the runner's caller.
+   */
+  name: string;
+  /** The home's tag, which every runner of that home's name starts with. */
+  home: string;
   socket: string;
   lock: string;
   log: string;
@@ -90,17 +96,27 @@ export async function residentPlace(
     grantedPermissions(),
     vars,
   ]);
-  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(input));
-  const digest = [...new Uint8Array(hash).subarray(0, 16)]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  const [digest, home] = await Promise.all([
+    hex(input, 16),
+    hex(env.OBSERVAL_HOME ?? env.HOME ?? "", 4),
+  ]);
   const dir = `/tmp/observal-resident-${uid}`;
+  const name = `${home}-${digest}`;
   return {
     dir,
-    digest,
-    socket: `${dir}/${digest}.sock`,
-    lock: `${dir}/${digest}.lock`,
-    log: `${dir}/${digest}.log`,
+    name,
+    home,
+    socket: `${dir}/${name}.sock`,
+    lock: `${dir}/${name}.lock`,
+    log: `${dir}/${name}.log`,
   };
+}
+
+/** The first `bytes` of the SHA-256 of `text`, in hex. */
+async function hex(text: string, bytes: number): Promise<string> {
+  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(hash).subarray(0, bytes)]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

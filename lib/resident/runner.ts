@@ -32,8 +32,8 @@ import { interruptHub } from "./_interrupt_hub.ts";
 
 /** How a runner runs. */
 export interface ResidentOptions {
-  /** The digest its starter computed: the runner ends unless its own is the same. */
-  digest: string;
+  /** The place name its starter computed: the runner ends unless its own is the same. */
+  name: string;
   /** Runs a command (the CLI). */
   run(argv: string[], ctx: Context): Promise<number>;
   /** Loads what commands will need, before the first one comes. */
@@ -49,7 +49,7 @@ export interface ResidentOptions {
 export async function serveResident(ctx: Context, options: ResidentOptions): Promise<number> {
   const place = await residentPlace(ctx.env);
   const own = processFacts(hostPid());
-  if (place.digest !== options.digest || !own) {
+  if (place.name !== options.name || !own) {
     throw new ObservalError(
       "FAILED_PRECONDITION",
       own
@@ -83,7 +83,7 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
   };
   let stopIdle = startTimer(options.idleMs, end);
   /** The command running now, and how to interrupt it. */
-  let current: { done: Promise<void>; interrupt(): void } | undefined;
+  let current: { done: Promise<boolean>; interrupt(): void } | undefined;
   let runs = 0;
   // Asked to stop (SIGTERM, SIGINT): take no more, and interrupt the command running, which
   // then hands its task to a worker as its caller's Ctrl-C would.
@@ -101,9 +101,9 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
       stopIdle();
       const one = serveOne(conn, { ...options, facts: own.facts }, end);
       current = one;
-      one.done.finally(() => {
+      one.done.then((taken) => {
         current = undefined;
-        runs++;
+        if (taken) runs++;
         if (runs >= options.maxRuns) end();
         else if (!ended) stopIdle = startTimer(options.idleMs, end);
       });
@@ -122,9 +122,9 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
  */
 async function sameCaller(
   request: ResidentRequest,
-  options: { digest: string; facts: string },
+  options: { name: string; facts: string },
 ): Promise<boolean> {
-  if ((await residentPlace(request.env)).digest !== options.digest) return false;
+  if ((await residentPlace(request.env)).name !== options.name) return false;
   const caller = processFacts(request.pid);
   // A pid from another PID namespace names some other process here: its start gives it away.
   return caller?.facts === options.facts &&
@@ -153,12 +153,12 @@ async function refuse(conn: LocalConn, why: string): Promise<void> {
   } catch { /* it went away */ }
 }
 
-/** Runs one caller's command; `end` ends the runner. */
+/** Runs one caller's command, if it takes it (`done` says whether); `end` ends the runner. */
 function serveOne(
   conn: LocalConn,
   options: ResidentOptions & { facts: string },
   end: () => void,
-): { done: Promise<void>; interrupt(): void } {
+): { done: Promise<boolean>; interrupt(): void } {
   const hub = interruptHub();
   return { done: runOne(conn, options, end, hub), interrupt: hub.interrupt };
 }
@@ -168,20 +168,28 @@ async function runOne(
   options: ResidentOptions & { facts: string },
   end: () => void,
   hub: ReturnType<typeof interruptHub>,
-): Promise<void> {
+): Promise<boolean> {
   const lines = frameLines(conn.readable, MAX_REQUEST);
   let request: ResidentRequest;
   try {
     const first = await lines.next();
-    if (first.done) return conn.close();
+    if (first.done) {
+      conn.close();
+      return false;
+    }
     request = ResidentRequestSchema.parse(JSON.parse(first.value));
   } catch {
-    return void refuse(conn, "a request it could not read");
+    await refuse(conn, "a request it could not read");
+    return false;
   }
   // Only what a caller would have sent it: anything else runs where it was asked.
-  if (!residentCommand(request.argv)) return void refuse(conn, "not a command it runs");
+  if (!residentCommand(request.argv)) {
+    await refuse(conn, "not a command it runs");
+    return false;
+  }
   if (!(await sameCaller(request, options))) {
-    return void refuse(conn, "a caller unlike the one that started it");
+    await refuse(conn, "a caller unlike the one that started it");
+    return false;
   }
   const out = frameWriter(conn);
   let quit = false;
@@ -227,6 +235,7 @@ async function runOne(
     code = 1;
   }
   if (!quit) await out.close({ exit: code });
+  return true;
 }
 
 /** Frames to the caller, in order; once closed, or the caller gone, the rest is dropped. */

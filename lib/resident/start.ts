@@ -5,8 +5,10 @@
  * @module
  */
 import {
+  fileLocks,
   grantedPermissions,
   hostEnv,
+  join,
   makeDir,
   nodeChildProcess,
   nodeFs,
@@ -14,13 +16,33 @@ import {
 import { selfCommandWhole } from "../core/mod.ts";
 import { isPrivateFolder, type ResidentPlace } from "./identity.ts";
 
+/**
+ * The most runners of one observal home at once (one per caller environment: a terminal
+ * each, as a rule), each 90 to 150 MB while it lives.
+ */
+const MAX_RUNNERS = 4;
+
+/** How many runners `place`'s home has now: their sockets (under Deno, with their lock held). */
+function runnersNow(place: ResidentPlace): number {
+  const locks = fileLocks();
+  const dir = place.dir;
+  try {
+    return nodeFs().readdirSync(dir).filter((name) =>
+      name.startsWith(`${place.home}-`) && name.endsWith(".sock") &&
+      (!locks || locks.held(join(dir, name.replace(/\.sock$/, ".lock"))))
+    ).length;
+  } catch {
+    return 0;
+  }
+}
+
 /** Starts the runner for `place`; errors are dropped: the next command runs without one. */
 export function startResident(place: ResidentPlace): void {
-  const argv = selfCommandWhole(["delegate", "resident", place.digest], grantedPermissions());
+  const argv = selfCommandWhole(["delegate", "resident", place.name], grantedPermissions());
   let log: number | undefined;
   try {
     makeDir(place.dir, 0o700);
-    if (!isPrivateFolder(place.dir)) return;
+    if (!isPrivateFolder(place.dir) || runnersNow(place) >= MAX_RUNNERS) return;
     // What it says goes to its log: why it ended early, if it did.
     log = nodeFs().openSync(place.log, "w", 0o600);
     const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {

@@ -293,12 +293,12 @@ Deno.test("the runner ends after its idle time, and leaves no socket or lock", a
     assert.equal((await s.run({ OBSERVAL_RESIDENT_IDLE: "1" }).done).code, 0);
     const runner = await until("the runner", () => Promise.resolve(s.runners()[0]));
     const cmd = readFileSync(`/proc/${runner}/cmdline`, "utf8").split("\0");
-    const digest = cmd.at(-2)!;
+    const name = cmd.at(-2)!;
     await until("the runner to end", () => Promise.resolve(pidExists(runner) ? undefined : true));
     const dir = `/tmp/observal-resident-${Deno.uid()}`;
-    assert.ok(!existsSync(join(dir, `${digest}.sock`)), "its socket is gone");
-    assert.ok(!existsSync(join(dir, `${digest}.lock`)), "its lock is gone");
-    assert.ok(!existsSync(join(dir, `${digest}.log`)), "its log is gone");
+    assert.ok(!existsSync(join(dir, `${name}.sock`)), "its socket is gone");
+    assert.ok(!existsSync(join(dir, `${name}.lock`)), "its lock is gone");
+    assert.ok(!existsSync(join(dir, `${name}.log`)), "its log is gone");
   } finally {
     await close(s);
   }
@@ -369,6 +369,27 @@ Deno.test("under Node (the npm package) too: the second run goes to the runner t
     assert.equal(s.git("status", "--porcelain"), "", "the caller's repository is untouched");
   } finally {
     Deno.removeSync(pkg, { recursive: true });
+    await close(s);
+  }
+});
+
+Deno.test("a home has at most four runners: a fifth caller environment runs cold and starts none", async () => {
+  const s = await setup();
+  try {
+    for (let i = 1; i <= 5; i++) {
+      const ran = await s.run({ CALLER: String(i) }).done;
+      assert.equal(ran.code, 0, ran.stderr);
+      if (i <= 4) {
+        await until(`runner ${i}`, () => {
+          const listening = s.runners().filter(residentListening);
+          return Promise.resolve(listening.length === i ? true : undefined);
+        });
+      }
+    }
+    // The fifth would have started by now, as each of the four did before the next run.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(s.runners().length, 4);
+  } finally {
     await close(s);
   }
 });

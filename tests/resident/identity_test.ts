@@ -60,12 +60,15 @@ Deno.test("isPrivateFolder: only this user's folder with mode 0700, not a link t
 Deno.test("residentPlace: named by the environment but for the working folder", async () => {
   const env = { HOME: "/h", PATH: "/usr/bin", PWD: "/a", OLDPWD: "/b" };
   const place = await residentPlace(env);
-  assert.match(place.digest, /^[0-9a-f]{32}$/);
-  assert.equal(place.socket, `${place.dir}/${place.digest}.sock`);
-  assert.equal(place.dir, `/tmp/observal-resident-${Deno.uid()}`);
-  assert.equal((await residentPlace({ ...env, PWD: "/c", OLDPWD: "/d" })).digest, place.digest);
-  assert.notEqual((await residentPlace({ ...env, PATH: "/bin" })).digest, place.digest);
-  assert.notEqual((await residentPlace({ ...env, EXTRA: "" })).digest, place.digest);
+  assert.match(place.name, /^[0-9a-f]{8}-[0-9a-f]{32}$/);
+  assert.equal(place.socket, `${place.dir}/${place.name}.sock`);
+  assert.ok(place.name.startsWith(`${place.home}-`));
+  assert.equal((await residentPlace({ ...env, PWD: "/c", OLDPWD: "/d" })).name, place.name);
+  assert.notEqual((await residentPlace({ ...env, PATH: "/bin" })).name, place.name);
+  const other = await residentPlace({ ...env, EXTRA: "" });
+  assert.notEqual(other.name, place.name);
+  assert.equal(other.home, place.home, "the same home");
+  assert.notEqual((await residentPlace({ ...env, OBSERVAL_HOME: "/o" })).home, place.home);
 });
 
 Deno.test("frameLines: lines split across chunks come whole; a line past the cap ends the stream", async () => {

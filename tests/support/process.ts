@@ -158,7 +158,7 @@ export function callerShell(repo: string): Record<string, string> {
 
 /**
  * The resident runners started for the observal home `home`, however observal runs: the
- * processes whose command line ends `delegate resident DIGEST` and whose environment has
+ * processes whose command line ends `delegate resident NAME` and whose environment has
  * that `OBSERVAL_HOME`.
  */
 export function residentRunners(home: string): number[] {
@@ -178,8 +178,8 @@ export function residentRunners(home: string): number[] {
 /** Whether the resident runner `pid` listens: its socket, named in its command line, is there. */
 export function residentListening(pid: number): boolean {
   try {
-    const digest = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").at(-2);
-    Deno.statSync(`/tmp/observal-resident-${Deno.uid()}/${digest}.sock`);
+    const name = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0").at(-2);
+    Deno.statSync(`/tmp/observal-resident-${Deno.uid()}/${name}.sock`);
     return true;
   } catch {
     return false;

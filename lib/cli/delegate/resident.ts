@@ -1,5 +1,5 @@
 /**
- * `observal delegate resident DIGEST`: the resident runner (lib/resident/runner.ts), which
+ * `observal delegate resident NAME`: the resident runner (lib/resident/runner.ts), which
  * a `delegate run` from a terminal starts for the next ones. It loads the CLI and what a
  * local run needs before the first command comes.
  * @module
@@ -9,11 +9,11 @@ import type { Command } from "../command.ts";
 /** `OBSERVAL_RESIDENT_IDLE`: seconds without a command before the runner ends. */
 const IDLE_SECONDS = { default: 300, min: 1, max: 3600 };
 
-/** `observal delegate resident DIGEST` (started by observal itself). */
+/** `observal delegate resident NAME` (started by observal itself). */
 export const residentCommand: Command = {
   name: "resident",
   summary: "Keep observal loaded for the next delegate runs (started by observal itself)",
-  args: ["digest"],
+  args: ["name"],
   hidden: true,
   async run(inv, ctx) {
     const [{ runCli }, { serveResident }] = await Promise.all([
@@ -25,7 +25,7 @@ export const residentCommand: Command = {
       ? set
       : IDLE_SECONDS.default;
     return await serveResident(ctx, {
-      digest: inv.args.digest,
+      name: inv.args.name,
       run: runCli,
       preload: () =>
         Promise.all([
