@@ -5,10 +5,11 @@
  * costs a cold process about 230 ms more than a warm one (loading and first running our
  * code); here it is paid once.
  *
- * It ends after `idleMs` without a command, after `maxRuns` commands, when a person quits a
- * command outright (a second Ctrl-C ends the process that ran it, as it would the caller),
- * or when its lock is gone. What a command's task needs to outlive it (a worker, on
- * Ctrl-C) is started as the command would start it.
+ * It ends after `idleMs` without a command, after `maxRuns` commands, on SIGTERM or SIGINT
+ * (a command it runs then hands its task to a worker), or when a person quits a command
+ * outright (a second Ctrl-C ends the process that ran it, as it would the caller's). What a
+ * command's task needs to outlive it (a worker, on Ctrl-C) is started as the command would
+ * start it.
  * @module
  */
 import { type Context, createContext, type Interrupts, ObservalError } from "../core/mod.ts";
@@ -101,14 +102,15 @@ export async function serveResident(ctx: Context, options: ResidentOptions): Pro
       stopIdle();
       const one = serveOne(conn, { ...options, facts: own.facts }, end);
       current = one;
-      one.done.then((taken) => {
+      // A command that broke the runner's own code counts as one, and the runner goes on.
+      one.done.catch(() => true).then((taken) => {
         current = undefined;
         if (taken) runs++;
         if (runs >= options.maxRuns) end();
         else if (!ended) stopIdle = startTimer(options.idleMs, end);
       });
     }
-    await current?.done;
+    await current?.done.catch(() => {});
   } finally {
     end();
     offSignals();
