@@ -13,6 +13,7 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid, workerAlive } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
+import { interruptTwice, slowCopy } from "../support/interrupt_twice.ts";
 import {
   agentYaml,
   countingClaude,
@@ -202,22 +203,6 @@ Deno.test("in its sandbox the agent delegates through the entry written for it, 
 });
 
 /**
- * Makes the copy slow: keep.txt is checked out through a smudge filter that sleeps, long
- * enough for a busy machine's test to signal the command while git still works.
- */
-function slowCopy(s: Setup, gate?: string): void {
-  const smudge = join(s.root, "slow-smudge");
-  // With a gate the copy lasts until the test opens it, however slowly the test runs.
-  const wait = gate ? `while [ ! -e '${gate}' ]; do sleep 0.05; done` : "sleep 3";
-  writeFileSync(smudge, `#!/bin/sh\n${wait}\ncat\n`, { mode: 0o755 });
-  s.git("config", "filter.slow.smudge", smudge);
-  s.git("config", "filter.slow.clean", "cat");
-  writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
-  s.git("add", ".gitattributes");
-  s.git("commit", "-q", "-m", "slow filter");
-}
-
-/**
  * `delegate run` in its own process group, as a shell's job is (the terminal signals all
  * of it), once it handles Ctrl-C and its task is being prepared.
  */
@@ -278,26 +263,15 @@ Deno.test("Ctrl-C twice while the copy is made: quits at once, the task stopped 
   try {
     slowCopy(s, copied);
     const { caller, task } = await runAsJob(s);
-    let stderr = "";
-    const read = caller.stderr.pipeThrough(new TextDecoderStream())
-      .pipeTo(new WritableStream({ write: (t) => void (stderr += t) }));
-    const out = new Response(caller.stdout).text();
-    Deno.kill(-caller.pid, "SIGINT");
     // The first waits for the copy to reach a step where the task can be let go, which it
-    // cannot while the gate is shut, and says so after a second; a second Ctrl-C then quits
-    // at once. Sent only once the first is seen handled: a busy machine may deliver two
-    // quick ones as one.
-    await until(
-      "the first Ctrl-C to be handled",
-      () => Promise.resolve(stderr.includes("Handing the task to a worker") ? true : undefined),
+    // cannot while the gate is shut, and says so after a second.
+    const { task: seen } = await interruptTwice(
+      s,
+      caller,
+      () => Deno.kill(-caller.pid, "SIGINT"),
+      task.id,
+      copied,
     );
-    Deno.kill(-caller.pid, "SIGINT");
-    const [ran] = await Promise.all([caller.status, read, out]);
-    writeFileSync(copied, "");
-    assert.equal(ran.code, 130, stderr);
-    assert.match(stderr, new RegExp(`Interrupted again: quitting now. Stopped task ${task.id}\\.`));
-    const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
-    assert.equal(seen.status.state, "TASK_STATE_CANCELED", JSON.stringify(seen.status));
     assert.match(seen.status.message?.parts[0]?.text ?? "", /Stopped by the user/);
     assert.deepEqual(s.started(), [], "no child was started");
     // The git still making the copy finishes on its own; then nothing of it is left.

@@ -14,6 +14,7 @@ import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid } from "../../lib/delegation/mod.ts";
 import { pidExists } from "../../lib/process/mod.ts";
 import { handlesSigint, until } from "../support/gated_agent.ts";
+import { interruptTwice, slowCopy } from "../support/interrupt_twice.ts";
 import { buildNpm } from "../packaging/_pack.ts";
 import { PROJECT_NODE } from "../packaging/_node_versions.ts";
 import {
@@ -217,15 +218,7 @@ Deno.test("a second Ctrl-C through the runner stops the task and ends the runner
     assert.equal((await s.run().done).code, 0);
     const runner = await s.runner();
     // The copy waits for a gate, so the first Ctrl-C cannot hand the task over yet.
-    const smudge = join(s.root, "slow-smudge");
-    writeFileSync(smudge, `#!/bin/sh\nwhile [ ! -e '${copied}' ]; do sleep 0.05; done\ncat\n`, {
-      mode: 0o755,
-    });
-    s.git("config", "filter.slow.smudge", smudge);
-    s.git("config", "filter.slow.clean", "cat");
-    writeFileSync(join(s.repo, ".gitattributes"), "keep.txt filter=slow\n");
-    s.git("add", ".gitattributes");
-    s.git("commit", "-q", "-m", "slow filter");
+    slowCopy(s, copied);
 
     const caller = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", MAIN, "delegate", "run", s.identifier, "--harness", "claude-code"]
@@ -236,10 +229,6 @@ Deno.test("a second Ctrl-C through the runner stops the task and ends the runner
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    let stderr = "";
-    const read = caller.stderr.pipeThrough(new TextDecoderStream())
-      .pipeTo(new WritableStream({ write: (t) => void (stderr += t) }));
-    const out = new Response(caller.stdout).text();
     const task = await until("the copy to be under way", async () => {
       const list = await s.json(["delegate", "list"]);
       const [t] = (list.body as unknown as { items: Task[] }).items;
@@ -247,18 +236,7 @@ Deno.test("a second Ctrl-C through the runner stops the task and ends the runner
     });
     assert.equal(readPid(join(s.home, "delegations", task.id)), runner);
     await handlesSigint(caller.pid);
-    caller.kill("SIGINT");
-    await until(
-      "the first Ctrl-C to be handled",
-      () => Promise.resolve(stderr.includes("Handing the task to a worker") ? true : undefined),
-    );
-    caller.kill("SIGINT");
-    const [ran] = await Promise.all([caller.status, read, out]);
-    writeFileSync(copied, "");
-    assert.equal(ran.code, 130, stderr);
-    assert.match(stderr, new RegExp(`Interrupted again: quitting now. Stopped task ${task.id}\\.`));
-    const seen = (await s.json(["delegate", "status", task.id])).body as unknown as Task;
-    assert.equal(seen.status.state, "TASK_STATE_CANCELED", JSON.stringify(seen.status));
+    await interruptTwice(s, caller, () => caller.kill("SIGINT"), task.id, copied);
     await until("the runner to end", () => Promise.resolve(pidExists(runner) ? undefined : true));
   } finally {
     writeFileSync(copied, "");
