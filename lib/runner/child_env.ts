@@ -75,6 +75,9 @@ export function childEnv(
     OBSERVAL_DELEGATION_MAX_DEPTH: String(meta.maxDepth ?? DEFAULT_MAX_DEPTH),
     OBSERVAL_DELEGATION_CHAIN: chain.join(","),
     OBSERVAL_DELEGATION_TASK_ID: task.id,
+    // A resident runner is for a person's terminal: one an agent started would outlive its
+    // task (it runs from `/`, where no reaper looks).
+    OBSERVAL_RESIDENT: "off",
   });
   if (meta.harness) out.OBSERVAL_HARNESS = meta.harness;
   if (meta.agentId) out.OBSERVAL_AGENT_ID = meta.agentId;

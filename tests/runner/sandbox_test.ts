@@ -270,7 +270,7 @@ Deno.test("sandboxMode(): --sandbox over OBSERVAL_SANDBOX over config.json; auto
   assert.equal(probed, false, "off never probes");
 });
 
-Deno.test("childEnv(): PWD is the copy; the caller's places and git locations do not pass", () => {
+Deno.test("childEnv(): PWD is the copy; the caller's places and git locations do not pass; no resident runner", () => {
   const task = {
     id: "t1",
     metadata: {
@@ -296,6 +296,7 @@ Deno.test("childEnv(): PWD is the copy; the caller's places and git locations do
       GIT_CONFIG_COUNT: "1",
       GIT_AUTHOR_NAME: "Me",
       PATH: "/usr/bin",
+      OBSERVAL_RESIDENT: "on",
     },
     task,
     "/copy/worktree",
@@ -317,4 +318,5 @@ Deno.test("childEnv(): PWD is the copy; the caller's places and git locations do
   assert.equal(env.GIT_AUTHOR_NAME, "Me");
   assert.equal(env.PATH, "/usr/bin");
   assert.equal(env.OBSERVAL_DELEGATION_TASK_ID, "t1");
+  assert.equal(env.OBSERVAL_RESIDENT, "off", "an agent's delegate run starts no runner");
 });
