@@ -23,6 +23,9 @@ import {
   machineName,
 } from "../core/system/mod.ts";
 
+/** This module's URL; none in a CommonJS bundle (the Node single executable). */
+const HERE = (import.meta as { url?: string }).url ?? "";
+
 /** `OBSERVAL_RESIDENT`: `auto` (the default), `on` or `off`. */
 export const RESIDENT_MODES = ["auto", "on", "off"] as const;
 
@@ -90,7 +93,7 @@ export async function residentPlace(
   const uid = hostUid();
   const input = JSON.stringify([
     "observal-resident/1",
-    buildStamp(import.meta.url),
+    buildStamp(HERE),
     uid,
     machineName(),
     grantedPermissions(),
@@ -132,5 +135,5 @@ export function isPrivateFolder(path: string): boolean {
 
 /** Whether this module runs from a source checkout (not a bundle, binary or package). */
 export function runsFromSource(): boolean {
-  return import.meta.url.endsWith("/lib/resident/identity.ts");
+  return HERE.endsWith("/lib/resident/identity.ts");
 }
