@@ -31,6 +31,9 @@ import { MAX_REQUEST, type ResidentRequest, ResidentRequestSchema } from "./_req
 import { isPrivateFolder, residentCommand, residentPlace } from "./identity.ts";
 import { interruptHub } from "./_interrupt_hub.ts";
 
+/** How long a caller may take to send its request once connected. */
+const REQUEST_MS = 5000;
+
 /** How a runner runs. */
 export interface ResidentOptions {
   /** The place name its starter computed: the runner ends unless its own is the same. */
@@ -173,6 +176,8 @@ async function runOne(
 ): Promise<boolean> {
   const lines = frameLines(conn.readable, MAX_REQUEST);
   let request: ResidentRequest;
+  // A caller sends its request at once: one that does not would hold the runner.
+  const late = startTimer(REQUEST_MS, () => conn.close());
   try {
     const first = await lines.next();
     if (first.done) {
@@ -183,6 +188,8 @@ async function runOne(
   } catch {
     await refuse(conn, "a request it could not read");
     return false;
+  } finally {
+    late();
   }
   // Only what a caller would have sent it: anything else runs where it was asked.
   if (!residentCommand(request.argv)) {
@@ -214,7 +221,7 @@ async function runOne(
         if (line.length < 100 && JSON.parse(line)?.interrupt === true) hub.interrupt();
       }
     } catch { /* a broken connection: the caller is gone */ }
-    if (!out.closed) hub.interrupt();
+    if (!out.finished) hub.interrupt();
   })();
   out.send({ taken: true });
   const ctx = createContext({
@@ -244,11 +251,13 @@ async function runOne(
 function frameWriter(conn: LocalConn): {
   send(frame: ResidentFrame): void;
   close(last: ResidentFrame): Promise<void>;
-  readonly closed: boolean;
+  /** The command ended (not: the caller went away). */
+  readonly finished: boolean;
 } {
   const writer = conn.writable.getWriter();
   let chain = Promise.resolve();
   let closed = false;
+  let finished = false;
   const send = (frame: ResidentFrame) => {
     if (closed) return;
     const bytes = frameBytes(frame);
@@ -261,6 +270,7 @@ function frameWriter(conn: LocalConn): {
     async close(last) {
       send(last);
       closed = true;
+      finished = true;
       await chain;
       try {
         await writer.close();
@@ -269,8 +279,8 @@ function frameWriter(conn: LocalConn): {
         conn.close();
       } catch { /* closed already */ }
     },
-    get closed() {
-      return closed;
+    get finished() {
+      return finished;
     },
   };
 }

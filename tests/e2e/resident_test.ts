@@ -371,3 +371,59 @@ Deno.test("a home has at most four runners: a fifth caller environment runs cold
     await close(s);
   }
 });
+
+/** A raw connection to `pid`'s socket: sends `lines`, returns what came back until it closed. */
+async function rawExchange(pid: number, ...lines: string[]): Promise<string> {
+  const name = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").at(-2);
+  const conn = await Deno.connect({
+    transport: "unix",
+    path: `/tmp/observal-resident-${Deno.uid()}/${name}.sock`,
+  });
+  for (const line of lines) await conn.write(new TextEncoder().encode(line));
+  return await new Response(conn.readable).text();
+}
+
+Deno.test("the runner refuses what no caller of its own would send, and drops a silent connection", async () => {
+  const s = await setup();
+  try {
+    assert.equal((await s.run().done).code, 0);
+    const runner = await s.runner();
+    const request = (argv: string[]) =>
+      JSON.stringify({
+        argv,
+        cwd: s.repo,
+        env: s.runEnv,
+        isTTY: false,
+        startedAt: performance.timeOrigin,
+        pid: Deno.pid,
+      }) + "\n";
+    assert.equal(
+      await rawExchange(runner, "{not json\n"),
+      '{"busy":"a request it could not read"}\n',
+    );
+    assert.equal(
+      await rawExchange(runner, request(["registry", "serve"])),
+      '{"busy":"not a command it runs"}\n',
+    );
+    // A command it runs, from a process unlike its caller (this test's).
+    assert.equal(
+      await rawExchange(runner, request(["delegate", "run", s.identifier, "x"])),
+      '{"busy":"a caller unlike the one that started it"}\n',
+    );
+    // Connected, then silent: the runner is busy until it gives up on it.
+    const silent = rawExchange(runner);
+    const meanwhile = s.run();
+    const ran = await meanwhile.done;
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(
+      readPid(join(s.home, "delegations", taskOf(ran.stdout).id)),
+      meanwhile.pid,
+      "a caller that came meanwhile ran its command itself",
+    );
+    assert.equal(await silent, "", "the silent connection was closed");
+    const after = await s.run().done;
+    assert.equal(readPid(join(s.home, "delegations", taskOf(after.stdout).id)), runner);
+  } finally {
+    await close(s);
+  }
+});
