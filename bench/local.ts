@@ -89,7 +89,7 @@ try {
   const [off, on] = times.map(median);
   const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
   console.log(`local delegation on a small repository (${runs} interleaved rounds, medians)`);
-  const label = (text: string) => `  ${text.padEnd(44)}`;
+  const label = (text: string) => `  ${text.padEnd(46)}`;
   console.log(`${label("bare harness (clone --shared + stand-in)")}${fmt(b)}`);
   rowsOf.forEach((row, j) => {
     const ms = median(times[j]);
