@@ -156,6 +156,15 @@ export function hostEnv(): Record<string, string | undefined> {
   return deno ? deno.env.toObject() : { ...globalThis.process.env };
 }
 
+/** `env` without its unset variables: what a spawned program's environment takes. */
+export function definedEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}
+
 /** This process's id. */
 export function hostPid(): number {
   return deno ? deno.pid : globalThis.process.pid;

@@ -25,7 +25,7 @@ import {
 } from "node:fs";
 import { basename, dirname, extname, isAbsolute, join } from "node:path";
 import { z } from "zod";
-import { type Env, ObservalError } from "../core/mod.ts";
+import { definedEnv, type Env, ObservalError } from "../core/mod.ts";
 import { type ConfigSnippet, ConfigSnippetSchema, SnippetFileSchema } from "./config_snippet.ts";
 import { type InstallPath, resolveInstallPath } from "./install_path.ts";
 import type { Doc } from "./_merge_common.ts";
@@ -371,9 +371,7 @@ function runSetupCommand(
     };
     const child = spawn(argv[0], argv.slice(1), {
       cwd: options.cwd,
-      env: Object.fromEntries(
-        Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
-      ),
+      env: definedEnv(options.env),
       stdio: ["ignore", "pipe", "pipe"],
       shell: false,
       windowsHide: true,

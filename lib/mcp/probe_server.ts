@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { errorMessage } from "../core/mod.ts";
+import { definedEnv, errorMessage } from "../core/mod.ts";
 
 /** What a probe found. */
 export type ProbeResult =
@@ -32,9 +32,7 @@ export interface ProbeOptions {
  *   its stderr)
  */
 export async function probeMcpServer(options: ProbeOptions): Promise<ProbeResult> {
-  const env = Object.fromEntries(
-    Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
-  );
+  const env = definedEnv(options.env);
   const transport = new StdioClientTransport({
     command: options.command,
     args: [...options.args],

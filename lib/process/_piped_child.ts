@@ -4,7 +4,7 @@
  * @module
  */
 import type { Readable } from "node:stream";
-import { nodeChildProcess, nodeFs } from "../core/system/mod.ts";
+import { definedEnv, nodeChildProcess, nodeFs } from "../core/system/mod.ts";
 import {
   type ChildExit,
   type ChildHandle,
@@ -92,9 +92,7 @@ export async function spawnPiped(
   }
   const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {
     cwd: options.cwd,
-    env: Object.fromEntries(
-      Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
-    ),
+    env: definedEnv(options.env),
     detached: true,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     windowsHide: true,

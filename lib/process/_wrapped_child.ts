@@ -9,7 +9,7 @@
  * @module
  */
 import type { Clock } from "../core/mod.ts";
-import { nodeChildProcess, nodeFs, resolve } from "../core/system/mod.ts";
+import { definedEnv, nodeChildProcess, nodeFs, resolve } from "../core/system/mod.ts";
 import { findExecutable } from "./find_executable.ts";
 import { processIdentity } from "./process_identity.ts";
 import {
@@ -118,9 +118,7 @@ export async function spawnWrapped(
       ],
       {
         cwd: options.cwd,
-        env: Object.fromEntries(
-          Object.entries(options.env).filter((e): e is [string, string] => e[1] !== undefined),
-        ),
+        env: definedEnv(options.env),
         detached: true,
         stdio: [stdin, "ignore", errFd],
       },

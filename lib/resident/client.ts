@@ -9,6 +9,7 @@
  */
 import {
   connectLocal,
+  definedEnv,
   hostCwd,
   hostEnv,
   hostPid,
@@ -55,9 +56,7 @@ export async function throughResident(argv: readonly string[]): Promise<Resident
   const request: ResidentRequest = {
     argv: [...argv],
     cwd: hostCwd(),
-    env: Object.fromEntries(
-      Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-    ),
+    env: definedEnv(env),
     isTTY: stdoutIsTerminal(),
     startedAt: performance.timeOrigin,
     pid: hostPid(),

@@ -16,6 +16,7 @@
  */
 import {
   buildStamp,
+  definedEnv,
   grantedPermissions,
   hostUid,
   localSocketsHere,
@@ -87,8 +88,8 @@ export function residentRefusal(
 export async function residentPlace(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ResidentPlace> {
-  const vars = Object.entries(env)
-    .filter((e): e is [string, string] => e[1] !== undefined && !PER_REQUEST.has(e[0]))
+  const vars = Object.entries(definedEnv(env))
+    .filter(([name]) => !PER_REQUEST.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const uid = hostUid();
   const input = JSON.stringify([

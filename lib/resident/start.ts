@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  definedEnv,
   fileLocks,
   grantedPermissions,
   hostEnv,
@@ -48,9 +49,7 @@ export function startResident(place: ResidentPlace): void {
     const child = nodeChildProcess().spawn(argv[0], argv.slice(1), {
       // The root, so that it holds no caller's folder open.
       cwd: "/",
-      env: Object.fromEntries(
-        Object.entries(hostEnv()).filter((e): e is [string, string] => e[1] !== undefined),
-      ),
+      env: definedEnv(hostEnv()),
       detached: true,
       stdio: ["ignore", log, log],
     });
