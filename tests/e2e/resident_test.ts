@@ -4,11 +4,12 @@
  * from the same caller run there: the same task, patch and output, with Ctrl-C, a killed
  * command and idleness handled as they are without one. A caller unlike the one that
  * started it (another environment, another umask) runs its command itself. The CLI runs
- * as its own process from the caller's repository, with a stand-in harness that waits for
- * a gate file where a test needs it running.
+ * as its own process from a shell inside the caller's repository (PWD, OLDPWD, GIT_DIR, ...
+ * set), its home reached through a link, with a stand-in harness that waits for a gate file
+ * where a test needs it running.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "../../lib/a2a/mod.ts";
 import { readPid } from "../../lib/delegation/mod.ts";
@@ -23,6 +24,7 @@ import {
   localPlayground,
 } from "../support/local_delegation.ts";
 import {
+  callerShell,
   MAIN,
   residentListening,
   residentRunners,
@@ -54,9 +56,18 @@ async function setup(gated = false): Promise<Setup> {
   if (!gated) writeFileSync(gate, "");
   mkdirSync(join(pg.root, ".claude"), { recursive: true });
   const starts = join(pg.root, ".claude", "starts");
-  const runEnv = { ...pg.env, GATE: gate, STARTS: starts };
+  // As a person runs it: from a shell inside the repository, the home reached through a link.
+  const linkedHome = join(pg.root, "home-link");
+  symlinkSync(pg.home, linkedHome);
+  const runEnv = {
+    ...pg.env,
+    ...callerShell(pg.repo),
+    OBSERVAL_HOME: linkedHome,
+    GATE: gate,
+    STARTS: starts,
+  };
   const args = ["delegate", "run", pg.identifier, "--harness", "claude-code", "--json"];
-  const runners = () => residentRunners(pg.home);
+  const runners = () => residentRunners(linkedHome);
   return Object.assign(pg, {
     gate,
     starts,
@@ -78,7 +89,7 @@ async function setup(gated = false): Promise<Setup> {
 
 async function close(s: Setup): Promise<void> {
   try {
-    await stopResidentRunners(s.home);
+    await stopResidentRunners(s.runEnv.OBSERVAL_HOME!);
   } finally {
     await s.close();
   }
