@@ -35,9 +35,13 @@ function keptMessage(
   return { ...json, parts: (json.parts ?? []).filter((p) => !("raw" in p)), taskId, contextId };
 }
 
-/** A stored task's status as the A2A client sees it (no local metadata). */
+/**
+ * A stored task's status as the A2A client sees it (no local metadata), stamped when it is
+ * published: the store keeps whole seconds, and ListTasks sorts and filters by this
+ * timestamp, so tasks changed within one second must still come in order.
+ */
 export function statusEvent(taskId: string, contextId: string, task: Task) {
-  const status = { ...task.status };
+  const status = { ...task.status, timestamp: new Date().toISOString() };
   if (status.message) status.message = { ...status.message, taskId, contextId };
   return AgentEvent.statusUpdate(
     TaskStatusUpdateEvent.fromJSON({ taskId, contextId, status }),
