@@ -27,6 +27,7 @@ import type { CardSigner } from "./card_signing.ts";
 import { type PrivateHosts, PushConfigs } from "./push_configs.ts";
 import { type DeliveryOptions, WebhookSender } from "./push_delivery.ts";
 import { TaskMemory } from "./task_memory.ts";
+import { heldAnswer, heldSend, type RpcRequest } from "./held_send.ts";
 
 /** Largest JSON-RPC request body taken, in bytes. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -120,6 +121,11 @@ export interface AgentAppOptions {
   stateRequests: StateRequests;
   /** How long an ended task is remembered, in ms. @default TASK_TTL_MS (a day) */
   taskTtlMs?: number;
+  /**
+   * How long a blocking SendMessage waits for its task to end before it answers with the
+   * task as it stands, in ms (see held_send.ts). @default no bound
+   */
+  maxWaitMs?: number;
   /** Push notifications: which private webhook hosts are allowed now, and delivery limits. */
   push?: { privateHosts: PrivateHosts } & DeliveryOptions;
   /** Signs each form of the card as served; its key set is published at its `jku`. */
@@ -256,9 +262,21 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
               "without taskId to start another run",
           );
         }
-        result = legacy
-          ? await v03.handle(body, context) as typeof result
-          : await v1.handle(body, context);
+        const handle = async (request: RpcRequest): Promise<typeof result> =>
+          legacy
+            ? await v03.handle(request, context) as unknown as typeof result
+            : await v1.handle(request, context);
+        const held = options.maxWaitMs === undefined ? undefined : heldSend(body as RpcRequest);
+        result = await handle(held?.request ?? body as RpcRequest);
+        if (held) {
+          // Until the task settles, the bound passes or the caller goes, whichever is first.
+          const until = AbortSignal.any([
+            c.req.raw.signal,
+            AbortSignal.timeout(options.maxWaitMs!),
+          ]);
+          const answer = await heldAnswer(held, result, (t) => tasks.settled(t, until), handle);
+          return c.json(answer as typeof result);
+        }
       } catch (err) {
         return c.json(rpcError(id, mapError(err)));
       }

@@ -16,6 +16,8 @@ export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** TaskState numbers that are final (completed, failed, canceled, rejected). */
 const FINAL = new Set([3, 4, 5, 7]);
+/** TaskState numbers a blocking send stops waiting at: the final ones and the interrupted. */
+const SETTLED = new Set([...FINAL, 6, 8]);
 
 /** A TaskStore that keeps at most `max` ended tasks' worth of memory. */
 export class TaskMemory implements TaskStore {
@@ -34,6 +36,8 @@ export class TaskMemory implements TaskStore {
   readonly ttlMs: number;
   readonly onForget?: (taskId: string, context: ServerCallContext) => void;
   readonly now: () => number;
+  /** Who waits for each task to settle (see `settled`). */
+  readonly #waiters = new Map<string, Set<() => void>>();
 
   /**
    * @param options `max` tasks kept; `ttlMs`, how long an ended task is kept; `onForget`,
@@ -62,7 +66,31 @@ export class TaskMemory implements TaskStore {
     this.#kept.delete(task.id);
     this.#kept.set(task.id, { task, context, endedAt });
     await this.#inner.save(task, context);
+    if (SETTLED.has(task.status?.state ?? 0)) {
+      for (const wake of this.#waiters.get(task.id) ?? []) wake();
+    }
     if (this.#kept.size > this.max || this.#expired()) await this.#forget();
+  }
+
+  /**
+   * Resolves once `taskId` is saved ended or interrupted (input or auth required), at once
+   * if it is so now or is not kept, or when `signal` aborts, whichever comes first.
+   */
+  settled(taskId: string, signal: AbortSignal): Promise<void> {
+    const task = this.#kept.get(taskId)?.task;
+    if (!task || SETTLED.has(task.status?.state ?? 0) || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(taskId) ?? new Set();
+      this.#waiters.set(taskId, waiters);
+      const wake = () => {
+        waiters.delete(wake);
+        if (waiters.size === 0) this.#waiters.delete(taskId);
+        signal.removeEventListener("abort", wake);
+        resolve();
+      };
+      waiters.add(wake);
+      signal.addEventListener("abort", wake, { once: true });
+    });
   }
 
   /** Whether `taskId` is kept and has not ended (whoever asked for it). */

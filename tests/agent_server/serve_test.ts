@@ -47,6 +47,14 @@ function running(pg: LocalPlayground): string {
   return spawnSync("pgrep", ["-f", pattern], { encoding: "utf8" }).stdout.trim();
 }
 
+/** The states a task ends in. */
+const FINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+
 /** The text of a task's status message. */
 function statusText(task: Task): string {
   return (task.status?.message?.parts ?? [])
@@ -200,6 +208,45 @@ Deno.test("a2a serve: a v0.3 client gets and resubscribes to a task that is stil
     assert.equal(canceled.status.state, "canceled");
     assert.equal(running(pg), "", "no harness program is left");
   });
+});
+
+Deno.test("a2a serve --max-wait 1: a blocking send whose run outlasts the bound answers WORKING after it, in both versions; the run goes on to COMPLETED", async () => {
+  await withServed(WAITS, async (pg, served) => {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const legacy = await new V03ClientFactory().createFromUrl(served.url);
+    const began = Date.now();
+    // Blocking, as the SDK's clients send by default.
+    const held = await client.sendMessage(message("Take your time.")) as Task;
+    const waited = Date.now() - began;
+    assert.ok(waited >= 1000, `it waited for the run first: ${waited} ms`);
+    assert.ok(
+      [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(held.status!.state),
+      TaskState[held.status!.state],
+    );
+    const brief = held.history[0]?.parts[0]?.content;
+    assert.equal(brief?.$case === "text" && brief.value, "Take your time.", "with its history");
+    const old = await legacy.sendMessage({
+      message: {
+        kind: "message",
+        messageId: crypto.randomUUID(),
+        role: "user",
+        parts: [{ kind: "text", text: "Also take your time." }],
+      },
+    }) as V03Task;
+    assert.equal(old.kind, "task");
+    assert.ok(["submitted", "working"].includes(old.status.state), old.status.state);
+    release(pg);
+    // Followed as after returnImmediately: GetTask until it ends.
+    for (const id of [held.id, old.id]) {
+      let done = await client.getTask({ tenant: "", id, historyLength: 0 });
+      while (!FINAL.has(done.status!.state)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        done = await client.getTask({ tenant: "", id, historyLength: 0 });
+      }
+      assert.equal(TaskState[done.status!.state], "TASK_STATE_COMPLETED");
+      assert.deepEqual(texts(done, "result"), ["Late."]);
+    }
+  }, ["--max-wait", "1"]);
 });
 
 Deno.test("a2a serve: CancelTask ends a run that is working, and the child with it", async () => {

@@ -71,3 +71,40 @@ Deno.test("TaskMemory forgets a task that ended longer ago than its time to live
   assert.equal(await memory.load("t2", context), undefined);
   assert.equal(memory.size, 0);
 });
+
+Deno.test("TaskMemory.settled waits for a task to end or be interrupted, or for its signal", async () => {
+  const memory = new TaskMemory();
+  const context = new ServerCallContext();
+  const never = new AbortController().signal;
+  const waitFor = (id: string, signal = never) => {
+    let done = false;
+    const settled = memory.settled(id, signal).then(() => done = true);
+    return { settled, done: () => done };
+  };
+  // Unknown, or settled already: at once.
+  await memory.settled("nobody", never);
+  await memory.save(task("t1", "TASK_STATE_WORKING"), context);
+  const ends = waitFor("t1");
+  const twice = waitFor("t1");
+  await memory.save(task("t1", "TASK_STATE_WORKING"), context);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(ends.done(), false, "a WORKING save does not wake it");
+  await memory.save(task("t1", "TASK_STATE_COMPLETED"), context);
+  await Promise.all([ends.settled, twice.settled]);
+  await memory.settled("t1", never);
+
+  await memory.save(task("t2", "TASK_STATE_SUBMITTED"), context);
+  const asks = waitFor("t2");
+  await memory.save(task("t2", "TASK_STATE_INPUT_REQUIRED"), context);
+  await asks.settled;
+
+  await memory.save(task("t3", "TASK_STATE_WORKING"), context);
+  const stop = new AbortController();
+  const given = waitFor("t3", stop.signal);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(given.done(), false);
+  stop.abort();
+  await given.settled;
+  assert.equal(memory.isRunning("t3"), true, "the task itself runs on");
+  await memory.settled("t3", stop.signal);
+});

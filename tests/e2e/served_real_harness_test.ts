@@ -63,7 +63,11 @@ Deno.test("a2a serve with Claude Code and the scripted model: the SDK clients' e
       CLAUDE_CODE_MAX_RETRIES: "1",
     };
     env.PATH = `${cli.binDir}:${pg.bin}:${env.PATH}`;
-    const served = await serve({ ...pg, env }, ["--agent", slow], { enter: model.enter });
+    // The SDK clients' blocking sends must get the finished run, on a busy machine too
+    // (the bound's own behaviour is tested in tests/agent_server/serve_test.ts).
+    const served = await serve({ ...pg, env }, ["--agent", slow, "--max-wait", "600"], {
+      enter: model.enter,
+    });
     const servedBefore = treeOf(pg.repo);
     try {
       const quickUrl = `${served.url}/agents/quick/`;

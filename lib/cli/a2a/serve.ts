@@ -106,6 +106,13 @@ export const serveCommand: Command = {
       description: "Longest one run may take (1-86400)",
       default: "1800",
     },
+    "max-wait": {
+      type: "string",
+      value: "SECONDS",
+      description:
+        "Longest a blocking SendMessage waits for its run before answering it WORKING (0-3600)",
+      default: "30",
+    },
     "task-ttl": {
       type: "string",
       value: "SECONDS",
@@ -134,6 +141,11 @@ contextId of an earlier completed task continues on the tree that task left (its
 changes.patch applied), resuming the last run's harness session where the harness can
 (Claude Code, Codex, Pi); otherwise in a new session told what was asked and answered
 before, and the status says why.
+
+A blocking SendMessage waits for its run to end, but at most --max-wait seconds (proxies
+cut quiet requests; a run can take far longer): past that the answer is the task as it
+stands, still WORKING, and the caller follows it with GetTask, SubscribeToTask or a push
+webhook, as after returnImmediately.
 
 Streaming (SendStreamingMessage, SubscribeToTask) and push notifications are supported. A
 webhook must be a public https URL, checked like an agent endpoint when it is set and
@@ -184,6 +196,7 @@ still going.`,
     const maxConcurrent = int(inv, "max-concurrent", 1, 16);
     const timeoutSeconds = int(inv, "timeout", 1, 86_400);
     const taskTtlSeconds = int(inv, "task-ttl", 60, 2_592_000);
+    const maxWaitSeconds = int(inv, "max-wait", 0, 3600);
     const harness = await headlessHarnessFlag(inv);
     const sandbox = choice(inv, "sandbox", SANDBOX_MODES);
     const fault = probeHome(ctx.home);
@@ -266,6 +279,7 @@ still going.`,
               log,
               stateRequests,
               taskTtlMs: taskTtlSeconds * 1000,
+              maxWaitMs: maxWaitSeconds * 1000,
               push: {
                 privateHosts: () => webhookPrivateHosts(opened.registry(), host),
                 resolve: resolveWithOverrides(ctx.env[RESOLVE_VARIABLE], RESOLVE_VARIABLE),
