@@ -13,6 +13,7 @@ import { streamSSE } from "hono/streaming";
 import { AgentCard as SdkAgentCard } from "@a2a-js/sdk";
 import {
   type AgentExecutor,
+  DefaultExecutionEventBusManager,
   DefaultRequestHandler,
   JsonRpcTransportHandler,
   ServerCallContext,
@@ -82,6 +83,14 @@ function paramsProblem(method: string, params: unknown): string | undefined {
 /** The methods that send a message, in both protocol versions. */
 const SENDS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
 
+/** Whether a send's message has text parts only, and no repository state in its metadata. */
+function textOnly(params: unknown): boolean {
+  const message = isRecord(params) ? params.message : undefined;
+  if (!isRecord(message) || !Array.isArray(message.parts)) return false;
+  if (isRecord(message.metadata) && REPO_STATE_EXTENSION in message.metadata) return false;
+  return message.parts.every((p) => isRecord(p) && typeof p.text === "string");
+}
+
 /** The task a message names (`params.message.taskId`), if any. */
 function taskIdOf(params: unknown): string | undefined {
   const message = isRecord(params) ? params.message : undefined;
@@ -105,7 +114,12 @@ export interface AgentAppOptions {
   card: Record<string, unknown>;
   /** The JSON-RPC endpoint, as the card lists it. */
   rpcUrl: string;
-  executor: AgentExecutor;
+  executor: AgentExecutor & {
+    /** Why a message naming this running task cannot follow it; undefined when it can. */
+    followUpRefusal?(taskId: string): string | undefined;
+    /** Whether another run of the task is still to publish on its event bus. */
+    keepsBus?(taskId: string): boolean;
+  };
   /**
    * When set, decides each JSON-RPC request (its bearer credential and budget); the card
    * stays public. Each caller's tasks are its own.
@@ -149,11 +163,17 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
     ttlMs: options.taskTtlMs,
     onForget: (id, context) => pushConfigs.forget(id, context),
   });
+  const executor = options.executor;
   const handler = new DefaultRequestHandler(
     typed,
     tasks,
-    options.executor,
-    undefined,
+    executor,
+    // A task whose run hands it on to a message that followed keeps its bus for that run.
+    new class extends DefaultExecutionEventBusManager {
+      settleByTaskId(taskId: string): boolean {
+        return executor.keepsBus?.(taskId) ?? false;
+      }
+    }(),
     pushConfigs,
     new WebhookSender(pushConfigs, options.push),
   );
@@ -254,14 +274,19 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
       try {
         validateVersion(requested, typed, "JSONRPC");
         const followed = SENDS.has(body.method) ? taskIdOf(body.params) : undefined;
-        // One message is one run; a task that has ended gets the SDK's own -32004.
-        if (followed && tasks.isRunning(followed)) {
-          throw new UnsupportedOperationError(
-            `Task ${followed} is still running, and a served registry Agent takes one message ` +
-              "per task: wait for its end (GetTask, SubscribeToTask), or send a new message " +
-              "without taskId to start another run",
-          );
-        }
+        // A message naming a running task waits to follow its run, if there is room; one
+        // naming a task that has ended gets the SDK's own -32004.
+        const running = followed !== undefined && tasks.isRunning(followed);
+        const refusal = !running
+          ? undefined
+          : !textOnly(body.params)
+          ? `Task ${followed} is still running: a message that follows it continues from the ` +
+            "tree its run leaves, so it takes text parts only (no repository state or files). " +
+            "Send the text alone, or a new message without taskId"
+          : executor.followUpRefusal
+          ? executor.followUpRefusal(followed)
+          : `Task ${followed} is still running`;
+        if (refusal) throw new UnsupportedOperationError(refusal);
         const handle = async (request: RpcRequest): Promise<typeof result> =>
           legacy
             ? await v03.handle(request, context) as unknown as typeof result

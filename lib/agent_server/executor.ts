@@ -5,7 +5,7 @@
  * passed on to the A2A client as events.
  * @module
  */
-import { TaskArtifactUpdateEvent } from "@a2a-js/sdk";
+import { TaskArtifactUpdateEvent, TaskState } from "@a2a-js/sdk";
 import {
   AgentEvent,
   type AgentExecutor,
@@ -38,6 +38,25 @@ import {
   textOf,
 } from "./_events.ts";
 import type { RunSlots } from "./run_slots.ts";
+
+/** Most messages that may wait to follow a task's run. */
+export const MAX_FOLLOW_UPS = 4;
+
+/**
+ * A task's runs: a message naming a task that is still running is its next turn. It waits
+ * for the run going to end, then runs as a follow-up in the conversation (from the tree the
+ * earlier runs left, resuming the harness session where it can), in the same task.
+ */
+interface Line {
+  /** Runs of the task so far, the one going included. */
+  runs: number;
+  /** Messages waiting to follow. */
+  waiting: number;
+  /** Settles when the last run or message in line ends: true when it hands the task on. */
+  ended: Promise<boolean>;
+  /** Set when a client cancels the task: no further run starts. */
+  canceled?: boolean;
+}
 
 /** What the executor runs, and how many at once. */
 export interface ServedAgent {
@@ -118,6 +137,10 @@ function sessionText(task: Task): string | undefined {
 export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   /** Cancels every delegated task still running (the server is stopping). */
   cancelAll(): Promise<void>;
+  /** Why a message naming this task, which is still running, cannot follow it (or undefined). */
+  followUpRefusal(taskId: string): string | undefined;
+  /** Whether another run of the task is still to publish on its event bus. */
+  keepsBus(taskId: string): boolean;
 } {
   const { service } = agent;
   const { slots } = agent;
@@ -127,15 +150,72 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   /** Each A2A task's cancel, until its run has ended: aborted when a client cancels it. */
   const cancels = new Map<string, AbortController>();
 
+  /** Each task's runs, while one goes or waits. */
+  const lines = new Map<string, Line>();
+  /** Executions under way per task: the bus stays open while one is left. */
+  const executing = new Map<string, number>();
+
   /** Set once the server stops: nothing more starts. */
   let closing = false;
   /** The runs under way, so that stopping can wait for each to end. */
   const active = new Set<Promise<void>>();
 
   function execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const run = executeOne(request, bus).finally(() => active.delete(run));
+    const { taskId } = request;
+    executing.set(taskId, (executing.get(taskId) ?? 0) + 1);
+    const run = executeOne(request, bus).finally(() => {
+      active.delete(run);
+      const left = executing.get(taskId)! - 1;
+      if (left > 0) executing.set(taskId, left);
+      else executing.delete(taskId);
+    });
     active.add(run);
     return run;
+  }
+
+  /** Runs a message naming a running task once the run before it hands the task on. */
+  async function followUp(request: RequestContext, bus: ExecutionEventBus, line: Line) {
+    const { taskId, contextId } = request;
+    const previous = line.ended;
+    const mine = Promise.withResolvers<boolean>();
+    line.ended = mine.promise;
+    line.waiting++;
+    bus.publish(ownStatusEvent(
+      taskId,
+      contextId,
+      request.task?.status?.state === TaskState.TASK_STATE_SUBMITTED
+        ? "TASK_STATE_SUBMITTED"
+        : "TASK_STATE_WORKING",
+      `A further message waits (number ${line.waiting}): it runs when the run before it ` +
+        "ends, continuing from the tree and session that run leaves.",
+    ));
+    const go = await previous;
+    line.waiting--;
+    // The run before it failed or was canceled: the task has ended, and this message with it.
+    if (!go) return mine.resolve(false);
+    const brief = textOf(request.userMessage);
+    if (!brief) {
+      // Nothing to run: the task goes on to the next message, or ends here.
+      bus.publish(ownStatusEvent(
+        taskId,
+        contextId,
+        "TASK_STATE_WORKING",
+        "A further message had no text part, so it started no run.",
+      ));
+      if (line.waiting > 0) return mine.resolve(true);
+      mine.resolve(false);
+      if (lines.get(taskId) === line) lines.delete(taskId);
+      return endWith(bus, request, "TASK_STATE_COMPLETED", "The last message had no text to run.");
+    }
+    line.runs++;
+    await runOne(
+      request,
+      bus,
+      brief,
+      undefined,
+      agent.conversations.get(conversationKey(request)),
+      { line, ended: mine },
+    );
   }
 
   async function executeOne(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -145,6 +225,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       bus.publish(firstTask(request, "TASK_STATE_REJECTED", text));
       bus.finished();
     };
+    const line = request.task ? lines.get(taskId) : undefined;
+    if (line) return await followUp(request, bus, line);
     if (request.task) {
       // A run ends final or failed; it never waits for input (see the README).
       bus.publish(AgentEvent.task(request.task));
@@ -203,8 +285,11 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       ));
     }
     if (state) held.taken++;
+    const ended = Promise.withResolvers<boolean>();
+    const first: Line = { runs: 1, waiting: 0, ended: ended.promise };
+    lines.set(taskId, first);
     try {
-      await runOne(request, bus, brief, state, conversation);
+      await runOne(request, bus, brief, state, conversation, { line: first, ended });
     } finally {
       if (state) held.taken--;
     }
@@ -216,17 +301,22 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     brief: string,
     state: WireRepoState | undefined,
     conversation: Conversation | undefined,
+    turn: { line: Line; ended: PromiseWithResolvers<boolean> },
   ): Promise<void> {
     const { taskId, contextId } = request;
     const end = (state: Task["status"]["state"], text: string) =>
       endWith(bus, request, state, text);
+    /** Whether this run hands the task on to a message waiting to follow it. */
+    let handsOn = false;
     const canceled = new AbortController();
     cancels.set(taskId, canceled);
     const stop = AbortSignal.any([agent.signal, canceled.signal]);
     const release = await slots.take(stop);
-    if (!release || closing) {
+    if (!release || closing || turn.line.canceled) {
       release?.();
       cancels.delete(taskId);
+      turn.ended.resolve(false);
+      if (lines.get(taskId) === turn.line) lines.delete(taskId);
       return end(
         "TASK_STATE_CANCELED",
         closing ? "The server stopped before the run began." : "Canceled before it started.",
@@ -287,7 +377,9 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       running.set(taskId, started.id);
       const session = sessionText(started);
       if (session) {
-        bus.publish(ownStatusEvent(taskId, contextId, "TASK_STATE_SUBMITTED", session));
+        // A later run of the task does not take it back to SUBMITTED.
+        const state = turn.line.runs > 1 ? "TASK_STATE_WORKING" : "TASK_STATE_SUBMITTED";
+        bus.publish(ownStatusEvent(taskId, contextId, state, session));
       }
       // A cancel (or the server's stop) that came while the task was being made finds it
       // only now.
@@ -309,9 +401,19 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       }
       running.delete(taskId);
       if (!isFinal(last.status.state)) return end("TASK_STATE_CANCELED", "The server stopped.");
+      const n = turn.line.runs;
       for (const artifact of last.artifacts ?? []) {
+        // A later run's artifacts join the earlier ones (its patch applies on top of theirs).
+        const numbered = n > 1
+          ? { ...artifact, artifactId: `${artifact.artifactId}-${n}` }
+          : artifact;
         bus.publish(AgentEvent.artifactUpdate(
-          TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact, lastChunk: true }),
+          TaskArtifactUpdateEvent.fromJSON({
+            taskId,
+            contextId,
+            artifact: numbered,
+            lastChunk: true,
+          }),
         ));
       }
       if (last.status.state === "TASK_STATE_COMPLETED") {
@@ -325,9 +427,22 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           sessionId: last.metadata.observal.childSessionId,
         });
       }
+      handsOn = last.status.state === "TASK_STATE_COMPLETED" && turn.line.waiting > 0 &&
+        !canceled.signal.aborted && !turn.line.canceled && !closing;
+      if (handsOn) {
+        bus.publish(ownStatusEvent(
+          taskId,
+          contextId,
+          "TASK_STATE_WORKING",
+          `Run ${n} has ended (its answer and patch are artifacts); the next message's run follows.`,
+        ));
+        return;
+      }
       bus.publish(statusEvent(taskId, contextId, last));
       bus.finished();
     } finally {
+      turn.ended.resolve(handsOn);
+      if (!handsOn && lines.get(taskId) === turn.line) lines.delete(taskId);
       running.delete(taskId);
       cancels.delete(taskId);
       release();
@@ -340,9 +455,26 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     execute,
     async cancelTask(taskId: string, _bus: ExecutionEventBus): Promise<void> {
       // The run's own loop publishes the final state; here the cancel is only asked for.
+      const line = lines.get(taskId);
+      if (line) line.canceled = true;
       cancels.get(taskId)?.abort();
       const id = running.get(taskId);
       if (id) await service.cancel(id, { signal: agent.signal }).catch(() => {});
+    },
+    followUpRefusal(taskId: string): string | undefined {
+      const line = lines.get(taskId);
+      if (!line) {
+        return `Task ${taskId} is still being set up or has just ended: send the message again ` +
+          "in a moment, or without taskId to start another run";
+      }
+      if (line.waiting >= MAX_FOLLOW_UPS) {
+        return `${line.waiting} messages already wait to follow task ${taskId}: wait for its ` +
+          "runs to end (GetTask, SubscribeToTask), then send again";
+      }
+      return undefined;
+    },
+    keepsBus(taskId: string): boolean {
+      return (executing.get(taskId) ?? 0) > 0;
     },
     async cancelAll(): Promise<void> {
       // Nothing new starts, the line is turned away, then the runs going are canceled and

@@ -1,20 +1,39 @@
 /**
- * A message for a task that is still running: `a2a serve` refuses the message with
- * UnsupportedOperation (-32004) and leaves the task to end as its run ends.
+ * A message naming a task that is still running: `a2a serve` takes it as the task's next
+ * turn. It waits for the run going to end, then runs in the same task as a follow-up in its
+ * conversation: from the tree the run left, resuming its harness session. The task ends
+ * once, after the last run; each run's answer and patch stay as artifacts. At most 4 wait,
+ * text only; a cancel ends the task and the turns waiting with it.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { localPlayground } from "../support/local_delegation.ts";
-import { serve } from "../support/served_agent.ts";
+import { type LocalPlayground, localPlayground } from "../support/local_delegation.ts";
+import { serve, withServed } from "../support/served_agent.ts";
 
-/** Answers only after its marker file appears. */
+/**
+ * Claude Code as `claude -p --output-format json` answers, once its marker file appears:
+ * appends a line to edit.txt, says which session it resumed (--resume) or started, and
+ * counts its runs in its state folder (which the sandbox leaves writable).
+ */
 const WAITS = `#!/bin/sh
-cat > /dev/null
+brief="$(cat)"
+id=""; resumed=none
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --session-id) id="$2"; shift ;;
+    --resume) id="$2"; resumed="$2"; shift ;;
+  esac
+  shift
+done
+dir="\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/$(pwd | tr / -)"
+mkdir -p "$dir" && printf '%s\\n' "$brief" >> "$dir/$id.jsonl"
+printf 'run\\n' >> "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/runs"
+printf 'more\\n' >> edit.txt
 while [ ! -e "$HOME/go" ]; do sleep 0.05; done
-printf '{"type":"result","result":"Late.","is_error":false,"session_id":"s2"}\\n'
+printf '{"type":"result","result":"resumed: %s","is_error":false,"session_id":"%s"}\\n' "$resumed" "$id"
 `;
 
 function message(text: string, extra: Record<string, unknown> = {}) {
@@ -24,7 +43,103 @@ function message(text: string, extra: Record<string, unknown> = {}) {
   });
 }
 
-Deno.test("a2a serve refuses a message for a running task with -32004 (v1.0 and v0.3); the task still completes", async () => {
+const go = (pg: LocalPlayground) => writeFileSync(join(pg.env.HOME!, "go"), "");
+const runs = (pg: LocalPlayground) => {
+  const file = join(pg.env.CLAUDE_CONFIG_DIR ?? join(pg.env.HOME!, ".claude"), "runs");
+  return existsSync(file) ? Deno.readTextFileSync(file).trim().split("\n").length : 0;
+};
+
+/** The task once it has ended (polled, as a client after returnImmediately does). */
+async function ended(client: Awaited<ReturnType<ClientFactory["createFromUrl"]>>, id: string) {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const task = await client.getTask({ tenant: "", id, historyLength: undefined });
+    const state = task.status!.state;
+    if (
+      [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED]
+        .includes(state) || Date.now() > end
+    ) return task;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+function texts(task: Task, name: string): string[] {
+  return (task.artifacts ?? []).filter((a) => a.name === name).map((a) =>
+    a.parts.flatMap((p) => p.content?.$case === "text" ? [p.content.value] : []).join("")
+  );
+}
+
+/** Sends a v0.3 message/send naming `taskId`, as raw JSON-RPC. */
+async function legacySend(url: string, taskId: string, text: string) {
+  return await (await fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "message/send",
+      params: {
+        message: {
+          kind: "message",
+          messageId: crypto.randomUUID(),
+          role: "user",
+          taskId,
+          parts: [{ kind: "text", text }],
+        },
+        configuration: { blocking: false },
+      },
+    }),
+  })).json();
+}
+
+Deno.test("a2a serve: messages naming a running task (v1.0 and v0.3) run after it in the same task, resuming its session on the tree it left", async () => {
+  await withServed(WAITS, async (pg, served) => {
+    const client = await new ClientFactory().createFromUrl(served.url);
+    const task = await client.sendMessage(message("Add a line.")) as Task;
+    const followed = await client.sendMessage(
+      message("And one more.", { taskId: task.id }),
+    ) as Task;
+    assert.equal(followed.id, task.id, "the same task");
+    assert.ok(
+      [TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING].includes(
+        followed.status!.state,
+      ),
+      TaskState[followed.status!.state],
+    );
+    const legacy = await legacySend(served.url, task.id, "And a third.");
+    assert.equal(legacy.result?.id, task.id, JSON.stringify(legacy));
+    go(pg);
+    const done = await ended(client, task.id);
+    assert.equal(TaskState[done.status!.state], "TASK_STATE_COMPLETED");
+    assert.equal(runs(pg), 3, "three runs, one after another");
+    const results = texts(done, "result");
+    assert.equal(results.length, 3, JSON.stringify(results));
+    assert.equal(results[0], "resumed: none");
+    // Each later run resumes the session the run before it left.
+    assert.match(results[1], /^resumed: \S+/);
+    assert.match(results[2], /^resumed: \S+/);
+    const patches = texts(done, "changes.patch");
+    assert.equal(patches.length, 3);
+    // Each patch adds its own line on top of the tree the runs before it left.
+    for (const [i, patch] of patches.entries()) {
+      assert.equal((patch.match(/^\+more$/gm) ?? []).length, 1, patch);
+      assert.equal((patch.match(/^ more$/gm) ?? []).length, i, patch);
+    }
+    const brief = (n: number) => {
+      const content = done.history.filter((m) => m.role === 1)[n]?.parts[0]?.content;
+      return content?.$case === "text" ? content.value : undefined;
+    };
+    assert.deepEqual([brief(0), brief(1), brief(2)], [
+      "Add a line.",
+      "And one more.",
+      "And a third.",
+    ]);
+    const ids = (done.artifacts ?? []).map((a) => a.artifactId);
+    assert.equal(new Set(ids).size, ids.length, `distinct artifact ids: ${ids}`);
+  });
+});
+
+Deno.test("a2a serve: at most 4 messages wait to follow a task; a cancel ends the task and them, and no later run starts", async () => {
   const pg = await localPlayground();
   try {
     pg.program("claude", WAITS);
@@ -32,42 +147,58 @@ Deno.test("a2a serve refuses a message for a running task with -32004 (v1.0 and 
     try {
       const client = await new ClientFactory().createFromUrl(served.url);
       const task = await client.sendMessage(message("Take your time.")) as Task;
+      for (let i = 1; i <= 4; i++) {
+        await client.sendMessage(message(`More ${i}.`, { taskId: task.id }));
+      }
       await assert.rejects(
-        client.sendMessage(message("And more.", { taskId: task.id })),
+        client.sendMessage(message("One too many.", { taskId: task.id })),
         (err: Error) =>
-          /still running/.test(err.message) && err.name === "UnsupportedOperationError",
+          /4 messages already wait/.test(err.message) && err.name === "UnsupportedOperationError",
       );
-      const legacy = await (await fetch(`${served.url}/`, {
+      const legacy = await legacySend(served.url, task.id, "One too many.");
+      assert.equal(legacy.error?.code, -32004, JSON.stringify(legacy));
+      // A follow-up continues from the tree the run leaves: it takes no files.
+      const withFile = await (await fetch(`${served.url}/`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
         body: JSON.stringify({
           jsonrpc: "2.0",
-          id: 2,
-          method: "message/send",
+          id: 3,
+          method: "SendMessage",
           params: {
             message: {
-              kind: "message",
               messageId: crypto.randomUUID(),
-              role: "user",
+              role: "ROLE_USER",
               taskId: task.id,
-              parts: [{ kind: "text", text: "And more." }],
+              parts: [{ text: "Use this." }, { raw: btoa("data"), filename: "a.txt" }],
             },
           },
         }),
       })).json();
-      assert.equal(legacy.error?.code, -32004, JSON.stringify(legacy));
-      writeFileSync(join(pg.env.HOME!, "go"), "");
-      const end = Date.now() + 30_000;
-      let state = TaskState.TASK_STATE_WORKING;
-      while (Date.now() < end && state !== TaskState.TASK_STATE_COMPLETED) {
-        await new Promise((res) => setTimeout(res, 100));
-        state = (await client.getTask({ tenant: "", id: task.id, historyLength: 0 })).status!
-          .state;
+      assert.equal(withFile.error?.code, -32004, JSON.stringify(withFile));
+      assert.match(withFile.error.message, /text parts only/);
+      // Canceled while the first run works: it and the four waiting end with the task.
+      const working = Date.now() + 30_000;
+      while (runs(pg) === 0 && Date.now() < working) {
+        await new Promise((res) => setTimeout(res, 50));
       }
-      assert.equal(TaskState[state], "TASK_STATE_COMPLETED", "the run's own end stands");
+      assert.equal(runs(pg), 1, "the first run has started");
+      const canceled = await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+      assert.equal(TaskState[canceled.status!.state], "TASK_STATE_CANCELED");
+      go(pg);
+      const done = await ended(client, task.id);
+      assert.equal(TaskState[done.status!.state], "TASK_STATE_CANCELED");
+      assert.deepEqual(texts(done, "result"), []);
+      // A task that has ended takes no message: the SDK's -32004.
+      await assert.rejects(
+        client.sendMessage(message("Too late.", { taskId: task.id })),
+        (err: Error) => err.name === "UnsupportedOperationError",
+      );
     } finally {
+      // Stopping waits for every execution, the four that waited included.
       assert.equal(await served.stop(), 0, served.stderr());
     }
+    assert.equal(runs(pg), 1, "no run followed the canceled task");
   } finally {
     await pg.close();
   }

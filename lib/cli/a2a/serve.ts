@@ -140,7 +140,8 @@ checked before use; the run then works on exactly the caller's tree. A message w
 contextId of an earlier completed task continues on the tree that task left (its
 changes.patch applied), resuming the last run's harness session where the harness can
 (Claude Code, Codex, Pi); otherwise in a new session told what was asked and answered
-before, and the status says why.
+before, and the status says why. A message naming a task that is still running (up to 4
+per task) runs next in that task the same way, once the run before it completes.
 
 A blocking SendMessage waits for its run to end, but at most --max-wait seconds (proxies
 cut quiet requests; a run can take far longer): past that the answer is the task as it
