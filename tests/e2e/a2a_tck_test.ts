@@ -2,9 +2,7 @@
  * The official A2A TCK (a2aproject/a2a-tck, JSON-RPC) against `observal a2a serve`: its
  * mandatory and capabilities categories, each against its own served playground Agent
  * with a stand-in harness, at once. A failure passes only when the known-failures list
- * next to the runner classes it as a TCK bug, or lists it as expected and
- * a2a_tck_expected.txt says why a served Agent fails it, with the message that shows that
- * cause; anything else fails the test.
+ * next to the runner classes it as a TCK bug; anything else fails the test.
  *
  * The TCK and its runner live outside this repository: `OBSERVAL_A2A_TCK_RUN` names the
  * runner script (default `../shared/a2a-tck-run.sh` next to the repository), which needs
@@ -25,7 +23,6 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const RUNNER = Deno.env.get("OBSERVAL_A2A_TCK_RUN") ?? join(REPO, "..", "shared", "a2a-tck-run.sh");
 const KNOWN = Deno.env.get("KNOWN") ?? join(dirname(RUNNER), "a2a-tck-known-failures.txt");
 const IN_CI = Deno.env.get("CI") === "true";
-const EXPECTED = join(dirname(fileURLToPath(import.meta.url)), "a2a_tck_expected.txt");
 
 /** The modules the runner imports; the same check it makes before it starts. */
 const PY_MODULES =
@@ -66,17 +63,6 @@ interface Outcome {
   id: string;
   outcome: string;
   msg: string;
-}
-
-/** Expected failures and why: node id -> the pattern its failure message shows. */
-function expectedFailures(): Map<string, RegExp> {
-  const expected = new Map<string, RegExp>();
-  for (const line of readFileSync(EXPECTED, "utf8").split("\n")) {
-    if (!line.trim() || line.startsWith("#")) continue;
-    const [id, pattern] = line.split("\t");
-    expected.set(id.trim(), new RegExp(pattern));
-  }
-  return expected;
 }
 
 /** The known-failures list: node id -> class ("TCK bug: ...", "expected: ...", ...). */
@@ -152,14 +138,13 @@ if (!existsSync(RUNNER)) console.error(`a2a_tck_test: skipped: ${why}`);
 
 Deno.test({
   name:
-    "a2a serve passes the A2A TCK's mandatory and capabilities categories (TCK bugs and follow-ups to running tasks excused)",
+    "a2a serve passes the A2A TCK's mandatory and capabilities categories (only TCK bugs excused)",
   // The TCK lives outside this repository: a clone with no TCK beside it cannot run it
   // (said below). Where the runner is there, missing python packages fail under CI.
   ignore: !existsSync(RUNNER) || (why !== undefined && !IN_CI),
   async fn() {
     assert.equal(why, undefined, `CI=true and the A2A TCK cannot run: ${why}`);
     const known = knownFailures();
-    const expected = expectedFailures();
     const [mandatory, capabilities] = await Promise.all([
       runCategory("mandatory"),
       runCategory("capabilities"),
@@ -174,14 +159,13 @@ Deno.test({
         if (o.outcome !== "failed" && o.outcome !== "error") continue;
         const cls = known.get(o.id) ?? "new";
         if (cls.startsWith("TCK bug")) continue;
-        if (cls.startsWith("expected") && expected.get(o.id)?.test(o.msg)) continue;
         problems.push(`${name}: ${o.id} [${cls.split(":")[0]}] ${o.msg.slice(0, 200)}`);
       }
     }
     assert.deepEqual(
       problems,
       [],
-      `TCK failures not excused as TCK bugs or expected ones:\n${problems.join("\n")}`,
+      `TCK failures the known-failures list does not class as TCK bugs:\n${problems.join("\n")}`,
     );
   },
 });
