@@ -91,11 +91,11 @@ function textOnly(params: unknown): boolean {
   return message.parts.every((p) => isRecord(p) && typeof p.text === "string");
 }
 
-/** The task a message names (`params.message.taskId`), if any. */
-function taskIdOf(params: unknown): string | undefined {
+/** A string field of a send's message (`params.message[key]`), or undefined. */
+function messageField(params: unknown, key: "taskId" | "messageId"): string | undefined {
   const message = isRecord(params) ? params.message : undefined;
-  const taskId = isRecord(message) ? message.taskId : undefined;
-  return typeof taskId === "string" && taskId !== "" ? taskId : undefined;
+  const value = isRecord(message) ? message[key] : undefined;
+  return typeof value === "string" && value !== "" ? value : undefined;
 }
 
 function rpcError(id: unknown, error: JsonRpcError) {
@@ -115,8 +115,11 @@ export interface AgentAppOptions {
   /** The JSON-RPC endpoint, as the card lists it. */
   rpcUrl: string;
   executor: AgentExecutor & {
-    /** Why a message naming this running task cannot follow it; undefined when it can. */
-    followUpRefusal?(taskId: string): string | undefined;
+    /**
+     * Admits a message to follow this running task: a function to call if the message
+     * never reaches the executor, or why it cannot.
+     */
+    admitFollowUp?(taskId: string, messageId: string): (() => void) | string;
     /** Whether another run of the task is still to publish on its event bus. */
     keepsBus?(taskId: string): boolean;
   };
@@ -271,28 +274,30 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
         ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
         : JsonRpcTransportHandler.mapToJSONRPCError;
       let result: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
+      /** Withdraws an admitted follow-up whose request did not reach the executor. */
+      let withdraw: (() => void) | undefined;
       try {
         validateVersion(requested, typed, "JSONRPC");
-        const followed = SENDS.has(body.method) ? taskIdOf(body.params) : undefined;
+        const followed = SENDS.has(body.method) ? messageField(body.params, "taskId") : undefined;
         // A message naming a running task waits to follow its run, if there is room; one
         // naming a task that has ended gets the SDK's own -32004.
-        const running = followed !== undefined && tasks.isRunning(followed);
-        const refusal = !running
-          ? undefined
-          : !textOnly(body.params)
-          ? `Task ${followed} is still running: a message that follows it continues from the ` +
-            "tree its run leaves, so it takes text parts only (no repository state or files). " +
-            "Send the text alone, or a new message without taskId"
-          : executor.followUpRefusal
-          ? executor.followUpRefusal(followed)
-          : `Task ${followed} is still running`;
-        if (refusal) throw new UnsupportedOperationError(refusal);
+        if (followed !== undefined && tasks.isRunning(followed)) {
+          const admitted = !textOnly(body.params)
+            ? `Task ${followed} is still running: a message that follows it continues from ` +
+              "the tree its run leaves, so it takes text parts only (no repository state or " +
+              "files). Send the text alone, or a new message without taskId"
+            : executor.admitFollowUp?.(followed, messageField(body.params, "messageId") ?? "") ??
+              `Task ${followed} is still running`;
+          if (typeof admitted === "string") throw new UnsupportedOperationError(admitted);
+          withdraw = admitted;
+        }
         const handle = async (request: RpcRequest): Promise<typeof result> =>
           legacy
             ? await v03.handle(request, context) as unknown as typeof result
             : await v1.handle(request, context);
         const held = options.maxWaitMs === undefined ? undefined : heldSend(body as RpcRequest);
         result = await handle(held?.request ?? body as RpcRequest);
+        if (!isStream(result) && "error" in result) withdraw?.();
         if (held) {
           // Until the task settles, the bound passes or the caller goes, whichever is first.
           const until = AbortSignal.any([
@@ -303,6 +308,7 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
           return c.json(answer as typeof result);
         }
       } catch (err) {
+        withdraw?.();
         return c.json(rpcError(id, mapError(err)));
       }
       if (!isStream(result)) return c.json(result);
@@ -312,6 +318,7 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
       try {
         first = await iterator.next();
       } catch (err) {
+        withdraw?.();
         return c.json(rpcError(id, mapError(err)));
       }
       return streamSSE(c, async (sse) => {

@@ -42,20 +42,34 @@ import type { RunSlots } from "./run_slots.ts";
 /** Most messages that may wait to follow a task's run. */
 export const MAX_FOLLOW_UPS = 4;
 
+/** A message admitted to follow a task's run. */
+interface Turn {
+  messageId: string;
+  /** Resolves true when the task is handed to it, false when the task ends first. */
+  start: PromiseWithResolvers<boolean>;
+  /** Set once its execution has come for it. */
+  taken?: boolean;
+}
+
 /**
  * A task's runs: a message naming a task that is still running is its next turn. It waits
  * for the run going to end, then runs as a follow-up in the conversation (from the tree the
  * earlier runs left, resuming the harness session where it can), in the same task.
+ * Messages are admitted when their request arrives, before the SDK hands them on, so a run
+ * that ends meanwhile still sees them.
  */
 interface Line {
   /** Runs of the task so far, the one going included. */
   runs: number;
-  /** Messages waiting to follow. */
-  waiting: number;
-  /** Settles when the last run or message in line ends: true when it hands the task on. */
-  ended: Promise<boolean>;
+  /** Messages admitted to follow, in order. */
+  queue: Turn[];
+  /** The turn the task was last handed to. */
+  current?: Turn;
   /** Set when a client cancels the task: no further run starts. */
   canceled?: boolean;
+  /** The task's event bus and first request, to end it if a turn handed the task never comes. */
+  bus: ExecutionEventBus;
+  request: RequestContext;
 }
 
 /** What the executor runs, and how many at once. */
@@ -137,8 +151,11 @@ function sessionText(task: Task): string | undefined {
 export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   /** Cancels every delegated task still running (the server is stopping). */
   cancelAll(): Promise<void>;
-  /** Why a message naming this task, which is still running, cannot follow it (or undefined). */
-  followUpRefusal(taskId: string): string | undefined;
+  /**
+   * Admits a message (by id) to follow this task, which is still running: a function to
+   * call if the message never reaches the executor (its request failed), or why not.
+   */
+  admitFollowUp(taskId: string, messageId: string): (() => void) | string;
   /** Whether another run of the task is still to publish on its event bus. */
   keepsBus(taskId: string): boolean;
 } {
@@ -173,38 +190,53 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     return run;
   }
 
+  /** Hands the task to the next message in line; false when there is none. */
+  function handOn(line: Line): boolean {
+    const next = line.queue.shift();
+    if (!next) return false;
+    line.current = next;
+    next.start.resolve(true);
+    return true;
+  }
+
+  /** Ends a task's line: the messages still waiting end with the task. */
+  function closeLine(taskId: string, line: Line): void {
+    for (const turn of line.queue.splice(0)) turn.start.resolve(false);
+    if (lines.get(taskId) === line) lines.delete(taskId);
+  }
+
   /** Runs a message naming a running task once the run before it hands the task on. */
   async function followUp(request: RequestContext, bus: ExecutionEventBus, line: Line) {
     const { taskId, contextId } = request;
-    const previous = line.ended;
-    const mine = Promise.withResolvers<boolean>();
-    line.ended = mine.promise;
-    line.waiting++;
-    bus.publish(ownStatusEvent(
-      taskId,
-      contextId,
-      request.task?.status?.state === TaskState.TASK_STATE_SUBMITTED
-        ? "TASK_STATE_SUBMITTED"
-        : "TASK_STATE_WORKING",
-      `A further message waits (number ${line.waiting}): it runs when the run before it ` +
-        "ends, continuing from the tree and session that run leaves.",
-    ));
-    const go = await previous;
-    line.waiting--;
-    // The run before it failed or was canceled: the task has ended, and this message with it.
-    if (!go) return mine.resolve(false);
+    const messageId = request.userMessage.messageId;
+    const turn = [line.current, ...line.queue].find((t) => t?.messageId === messageId);
+    // Not admitted (the app admits every message naming a running task): nothing to run.
+    if (!turn || turn.taken) return;
+    turn.taken = true;
+    const place = line.queue.indexOf(turn) + 1;
+    if (place > 0) {
+      bus.publish(ownStatusEvent(
+        taskId,
+        contextId,
+        request.task?.status?.state === TaskState.TASK_STATE_SUBMITTED
+          ? "TASK_STATE_SUBMITTED"
+          : "TASK_STATE_WORKING",
+        `A further message waits (number ${place}): it runs when the run before it ends, ` +
+          "continuing from the tree and session that run leaves.",
+      ));
+    }
+    // False: the run before it failed or was canceled, and the task ended with this message.
+    if (!await turn.start.promise) return;
     const brief = textOf(request.userMessage);
     if (!brief) {
-      // Nothing to run: the task goes on to the next message, or ends here.
       bus.publish(ownStatusEvent(
         taskId,
         contextId,
         "TASK_STATE_WORKING",
-        "A further message had no text part, so it started no run.",
+        "A further message had no text, so it started no run.",
       ));
-      if (line.waiting > 0) return mine.resolve(true);
-      mine.resolve(false);
-      if (lines.get(taskId) === line) lines.delete(taskId);
+      if (handOn(line)) return;
+      closeLine(taskId, line);
       return endWith(bus, request, "TASK_STATE_COMPLETED", "The last message had no text to run.");
     }
     line.runs++;
@@ -214,7 +246,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       brief,
       undefined,
       agent.conversations.get(conversationKey(request)),
-      { line, ended: mine },
+      line,
     );
   }
 
@@ -225,8 +257,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       bus.publish(firstTask(request, "TASK_STATE_REJECTED", text));
       bus.finished();
     };
-    const line = request.task ? lines.get(taskId) : undefined;
-    if (line) return await followUp(request, bus, line);
+    const following = request.task ? lines.get(taskId) : undefined;
+    if (following) return await followUp(request, bus, following);
     if (request.task) {
       // A run ends final or failed; it never waits for input (see the README).
       bus.publish(AgentEvent.task(request.task));
@@ -285,11 +317,10 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       ));
     }
     if (state) held.taken++;
-    const ended = Promise.withResolvers<boolean>();
-    const first: Line = { runs: 1, waiting: 0, ended: ended.promise };
-    lines.set(taskId, first);
+    const line: Line = { runs: 1, queue: [], bus, request };
+    lines.set(taskId, line);
     try {
-      await runOne(request, bus, brief, state, conversation, { line: first, ended });
+      await runOne(request, bus, brief, state, conversation, line);
     } finally {
       if (state) held.taken--;
     }
@@ -301,7 +332,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     brief: string,
     state: WireRepoState | undefined,
     conversation: Conversation | undefined,
-    turn: { line: Line; ended: PromiseWithResolvers<boolean> },
+    line: Line,
   ): Promise<void> {
     const { taskId, contextId } = request;
     const end = (state: Task["status"]["state"], text: string) =>
@@ -312,11 +343,10 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     cancels.set(taskId, canceled);
     const stop = AbortSignal.any([agent.signal, canceled.signal]);
     const release = await slots.take(stop);
-    if (!release || closing || turn.line.canceled) {
+    if (!release || closing || line.canceled) {
       release?.();
       cancels.delete(taskId);
-      turn.ended.resolve(false);
-      if (lines.get(taskId) === turn.line) lines.delete(taskId);
+      closeLine(taskId, line);
       return end(
         "TASK_STATE_CANCELED",
         closing ? "The server stopped before the run began." : "Canceled before it started.",
@@ -378,7 +408,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       const session = sessionText(started);
       if (session) {
         // A later run of the task does not take it back to SUBMITTED.
-        const state = turn.line.runs > 1 ? "TASK_STATE_WORKING" : "TASK_STATE_SUBMITTED";
+        const state = line.runs > 1 ? "TASK_STATE_WORKING" : "TASK_STATE_SUBMITTED";
         bus.publish(ownStatusEvent(taskId, contextId, state, session));
       }
       // A cancel (or the server's stop) that came while the task was being made finds it
@@ -401,7 +431,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       }
       running.delete(taskId);
       if (!isFinal(last.status.state)) return end("TASK_STATE_CANCELED", "The server stopped.");
-      const n = turn.line.runs;
+      const n = line.runs;
       for (const artifact of last.artifacts ?? []) {
         // A later run's artifacts join the earlier ones (its patch applies on top of theirs).
         const numbered = n > 1
@@ -427,22 +457,22 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           sessionId: last.metadata.observal.childSessionId,
         });
       }
-      handsOn = last.status.state === "TASK_STATE_COMPLETED" && turn.line.waiting > 0 &&
-        !canceled.signal.aborted && !turn.line.canceled && !closing;
-      if (handsOn) {
+      const goesOn = last.status.state === "TASK_STATE_COMPLETED" && !canceled.signal.aborted &&
+        !line.canceled && !closing;
+      if (goesOn && line.queue.length > 0) {
         bus.publish(ownStatusEvent(
           taskId,
           contextId,
           "TASK_STATE_WORKING",
           `Run ${n} has ended (its answer and patch are artifacts); the next message's run follows.`,
         ));
+        handsOn = handOn(line);
         return;
       }
       bus.publish(statusEvent(taskId, contextId, last));
       bus.finished();
     } finally {
-      turn.ended.resolve(handsOn);
-      if (!handsOn && lines.get(taskId) === turn.line) lines.delete(taskId);
+      if (!handsOn) closeLine(taskId, line);
       running.delete(taskId);
       cancels.delete(taskId);
       release();
@@ -461,20 +491,33 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       const id = running.get(taskId);
       if (id) await service.cancel(id, { signal: agent.signal }).catch(() => {});
     },
-    followUpRefusal(taskId: string): string | undefined {
+    admitFollowUp(taskId: string, messageId: string): (() => void) | string {
       const line = lines.get(taskId);
       if (!line) {
         return `Task ${taskId} is still being set up or has just ended: send the message again ` +
           "in a moment, or without taskId to start another run";
       }
-      if (line.waiting >= MAX_FOLLOW_UPS) {
-        return `${line.waiting} messages already wait to follow task ${taskId}: wait for its ` +
-          "runs to end (GetTask, SubscribeToTask), then send again";
+      if (line.queue.length >= MAX_FOLLOW_UPS) {
+        return `${line.queue.length} messages already wait to follow task ${taskId}: wait for ` +
+          "its runs to end (GetTask, SubscribeToTask), then send again";
       }
-      return undefined;
+      const turn: Turn = { messageId, start: Promise.withResolvers<boolean>() };
+      line.queue.push(turn);
+      return () => {
+        if (turn.taken) return;
+        const at = line.queue.indexOf(turn);
+        if (at >= 0) return void line.queue.splice(at, 1);
+        // Handed the task, which it will never run: on to the next, or the task ends.
+        if (line.current !== turn || handOn(line)) return;
+        closeLine(taskId, line);
+        endWith(line.bus, line.request, "TASK_STATE_COMPLETED", "The last run has ended.");
+      };
     },
     keepsBus(taskId: string): boolean {
-      return (executing.get(taskId) ?? 0) > 0;
+      const line = lines.get(taskId);
+      const owed = line !== undefined &&
+        (line.queue.length > 0 || (line.current !== undefined && !line.current.taken));
+      return owed || (executing.get(taskId) ?? 0) > 0;
     },
     async cancelAll(): Promise<void> {
       // Nothing new starts, the line is turned away, then the runs going are canceled and

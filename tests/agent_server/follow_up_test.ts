@@ -147,6 +147,11 @@ Deno.test("a2a serve: at most 4 messages wait to follow a task; a cancel ends th
     try {
       const client = await new ClientFactory().createFromUrl(served.url);
       const task = await client.sendMessage(message("Take your time.")) as Task;
+      // Refused after it was admitted (another conversation's contextId): it holds no place.
+      await assert.rejects(
+        client.sendMessage(message("Elsewhere.", { taskId: task.id, contextId: "other" })),
+        /contextId/,
+      );
       for (let i = 1; i <= 4; i++) {
         await client.sendMessage(message(`More ${i}.`, { taskId: task.id }));
       }
