@@ -12,24 +12,14 @@ import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { type LocalPlayground, localPlayground } from "../support/local_delegation.ts";
 import { serve, withServed } from "../support/served_agent.ts";
+import { CLAUDE_SESSION_HEAD } from "../support/claude_session.ts";
 
 /**
  * Claude Code as `claude -p --output-format json` answers, once its marker file appears:
  * appends a line to edit.txt, says which session it resumed (--resume) or started, and
  * counts its runs in its state folder (which the sandbox leaves writable).
  */
-const WAITS = `#!/bin/sh
-brief="$(cat)"
-id=""; resumed=none
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --session-id) id="$2"; shift ;;
-    --resume) id="$2"; resumed="$2"; shift ;;
-  esac
-  shift
-done
-dir="\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/$(pwd | tr / -)"
-mkdir -p "$dir" && printf '%s\\n' "$brief" >> "$dir/$id.jsonl"
+const WAITS = `${CLAUDE_SESSION_HEAD}
 printf 'run\\n' >> "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/runs"
 printf 'more\\n' >> edit.txt
 while [ ! -e "$HOME/go" ]; do sleep 0.05; done

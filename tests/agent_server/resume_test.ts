@@ -15,6 +15,7 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import { v1Message } from "../support/a2a_message.ts";
+import { CLAUDE_SESSION_HEAD } from "../support/claude_session.ts";
 import { type LocalPlayground, localPlayground } from "../support/local_delegation.ts";
 import { serve, withServed } from "../support/served_agent.ts";
 
@@ -24,19 +25,8 @@ import { serve, withServed } from "../support/served_agent.ts";
  * which session it resumed (--resume) or started (--session-id), and whether its brief
  * recalled an earlier request.
  */
-const CLAUDE = `#!/bin/sh
-brief="$(cat)"
-id=""; resumed=none
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --session-id) id="$2"; shift ;;
-    --resume) id="$2"; resumed="$2"; shift ;;
-  esac
-  shift
-done
+const CLAUDE = `${CLAUDE_SESSION_HEAD}
 case "$brief" in *"Earlier request 1:"*) recalled=yes ;; *) recalled=no ;; esac
-dir="\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/$(pwd | tr / -)"
-mkdir -p "$dir" && printf '%s\\n' "$brief" >> "$dir/$id.jsonl"
 printf 'more\\n' >> edit.txt
 printf '{"type":"result","result":"in: %s resumed: %s recalled: %s","is_error":false,"session_id":"%s"}\\n' "$id" "$resumed" "$recalled" "$id"
 `;
