@@ -281,7 +281,8 @@ export function createAgentApp(options: AgentAppOptions): Hono<AgentAppEnv> {
         const followed = SENDS.has(body.method) ? messageField(body.params, "taskId") : undefined;
         // A message naming a running task waits to follow its run, if there is room; one
         // naming a task that has ended gets the SDK's own -32004.
-        if (followed !== undefined && tasks.isRunning(followed)) {
+        // Another caller's task is not this one's to follow: the SDK answers it not found.
+        if (followed !== undefined && tasks.isRunning(followed, context)) {
           const admitted = !textOnly(body.params)
             ? `Task ${followed} is still running: a message that follows it continues from ` +
               "the tree its run leaves, so it takes text parts only (no repository state or " +

@@ -93,10 +93,14 @@ export class TaskMemory implements TaskStore {
     });
   }
 
-  /** Whether `taskId` is kept and has not ended (whoever asked for it). */
-  isRunning(taskId: string): boolean {
-    const task = this.#kept.get(taskId)?.task;
-    return task !== undefined && !FINAL.has(task.status?.state ?? 0);
+  /**
+   * Whether `taskId` is kept and has not ended; with `context`, only if it is that caller's
+   * (the same user, or no user for both).
+   */
+  isRunning(taskId: string, context?: ServerCallContext): boolean {
+    const kept = this.#kept.get(taskId);
+    if (!kept || FINAL.has(kept.task.status?.state ?? 0)) return false;
+    return !context || kept.context.user?.userName === context.user?.userName;
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {

@@ -106,5 +106,8 @@ Deno.test("TaskMemory.settled waits for a task to end or be interrupted, or for 
   stop.abort();
   await given.settled;
   assert.equal(memory.isRunning("t3"), true, "the task itself runs on");
+  assert.equal(memory.isRunning("t3", context), true, "for its own caller");
+  const other = new ServerCallContext({ user: { isAuthenticated: true, userName: "bob" } });
+  assert.equal(memory.isRunning("t3", other), false, "not for another");
   await memory.settled("t3", stop.signal);
 });
