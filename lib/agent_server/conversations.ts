@@ -13,7 +13,10 @@ import type { WireRepoState } from "../a2a/mod.ts";
 
 /** Conversations kept by default; past that the least recently used is forgotten. */
 export const MAX_CONVERSATIONS = 64;
-/** Most runs one conversation carries; a longer one is told to start afresh. */
+/**
+ * Most runs one conversation carries: the next message starts a new conversation (its run
+ * starts afresh, and its status says so).
+ */
 export const MAX_TURNS = 20;
 /** How much of each earlier brief and answer the next brief repeats. */
 const RECALL_CHARS = 4000;
@@ -63,13 +66,20 @@ export class Conversations {
    * @param ttlMs how long one unused is kept
    * @param max how many are kept
    * @param now the clock (ms)
+   * @param maxTurns most runs one carries
    */
   constructor(
     readonly dir: string,
     readonly ttlMs: number,
     readonly max = MAX_CONVERSATIONS,
     readonly now: () => number = Date.now,
+    readonly maxTurns = MAX_TURNS,
   ) {}
+
+  /** Whether a conversation has carried all the runs it may: the next one starts afresh. */
+  full(conversation: Conversation): boolean {
+    return conversation.turns.length >= this.maxTurns;
+  }
 
   /** The conversation `contextId` names, if it is remembered. */
   get(contextId: string): Conversation | undefined {
@@ -100,6 +110,9 @@ export class Conversations {
   ): void {
     this.#expire();
     let kept = this.#kept.get(contextId);
+    // A full one is never cut short (dropping its first run would drop that run's patch from
+    // the tree the next starts from), nor added to by a run that began before it filled.
+    if (kept && !run.newBase && kept.turns.length >= this.maxTurns) return;
     if (!kept || run.newBase) {
       if (kept) rmSync(kept.folder, { recursive: true, force: true });
       const folder = join(this.dir, `conversation-${crypto.randomUUID()}`);
@@ -107,7 +120,6 @@ export class Conversations {
       kept = { folder, base: run.base && saved(folder, run.base), turns: [], usedAt: 0 };
       this.#kept.set(contextId, kept);
     }
-    if (kept.turns.length >= MAX_TURNS) kept.turns.shift();
     const turn: Turn = {
       brief: run.brief.slice(0, RECALL_CHARS),
       answer: run.answer.slice(0, RECALL_CHARS),

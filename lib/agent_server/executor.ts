@@ -245,9 +245,31 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       bus,
       brief,
       undefined,
-      agent.conversations.get(conversationKey(request)),
+      continued(request, bus, "TASK_STATE_WORKING"),
       line,
     );
+  }
+
+  /**
+   * The conversation a message continues, if any. One that has carried all the runs it may
+   * is not continued: the run starts afresh, and a status in `state` says so.
+   */
+  function continued(
+    request: RequestContext,
+    bus: ExecutionEventBus,
+    state: Task["status"]["state"],
+  ): Conversation | undefined {
+    const conversation = agent.conversations.get(conversationKey(request));
+    if (!conversation || !agent.conversations.full(conversation)) return conversation;
+    bus.publish(ownStatusEvent(
+      request.taskId,
+      request.contextId,
+      state,
+      `This conversation has had ${conversation.turns.length} runs, the most one carries: ` +
+        "this run starts afresh (from the served repository, or the state sent now, in a new " +
+        "session) and begins a new conversation.",
+    ));
+    return undefined;
   }
 
   async function executeOne(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -304,7 +326,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         `Waiting for a free run: number ${place} in line.`,
       ));
     }
-    const conversation = agent.conversations.get(conversationKey(request));
+    const conversation = continued(request, bus, "TASK_STATE_SUBMITTED");
     if (conversation) {
       const n = conversation.turns.length;
       bus.publish(ownStatusEvent(
