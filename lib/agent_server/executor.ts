@@ -3,6 +3,10 @@
  * approval, harness and sandbox choice), the same detached worker (copy, install, harness,
  * patch) and the same task store as `observal delegate run`, with the task's progress
  * passed on to the A2A client as events.
+ *
+ * One module past 400 lines: a task's first run, the messages that follow it, a cancel and
+ * the server's stop act on the same state (the runs going, their cancels, the tasks' lines,
+ * the executions per task), kept in one closure rather than passed between modules.
  * @module
  */
 import { TaskArtifactUpdateEvent, TaskState } from "@a2a-js/sdk";
@@ -38,39 +42,7 @@ import {
   textOf,
 } from "./_events.ts";
 import type { RunSlots } from "./run_slots.ts";
-
-/** Most messages that may wait to follow a task's run. */
-export const MAX_FOLLOW_UPS = 4;
-
-/** A message admitted to follow a task's run. */
-interface Turn {
-  messageId: string;
-  /** Resolves true when the task is handed to it, false when the task ends first. */
-  start: PromiseWithResolvers<boolean>;
-  /** Set once its execution has come for it. */
-  taken?: boolean;
-}
-
-/**
- * A task's runs: a message naming a task that is still running is its next turn. It waits
- * for the run going to end, then runs as a follow-up in the conversation (from the tree the
- * earlier runs left, resuming the harness session where it can), in the same task.
- * Messages are admitted when their request arrives, before the SDK hands them on, so a run
- * that ends meanwhile still sees them.
- */
-interface Line {
-  /** Runs of the task so far, the one going included. */
-  runs: number;
-  /** Messages admitted to follow, in order. */
-  queue: Turn[];
-  /** The turn the task was last handed to. */
-  current?: Turn;
-  /** Set when a client cancels the task: no further run starts. */
-  canceled?: boolean;
-  /** The task's event bus and first request, to end it if a turn handed the task never comes. */
-  bus: ExecutionEventBus;
-  request: RequestContext;
-}
+import { type Line, TaskLines } from "./task_lines.ts";
 
 /** What the executor runs, and how many at once. */
 export interface ServedAgent {
@@ -168,7 +140,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
   const cancels = new Map<string, AbortController>();
 
   /** Each task's runs, while one goes or waits. */
-  const lines = new Map<string, Line>();
+  const lines = new TaskLines();
   /** Executions under way per task: the bus stays open while one is left. */
   const executing = new Map<string, number>();
 
@@ -190,29 +162,12 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     return run;
   }
 
-  /** Hands the task to the next message in line; false when there is none. */
-  function handOn(line: Line): boolean {
-    const next = line.queue.shift();
-    if (!next) return false;
-    line.current = next;
-    next.start.resolve(true);
-    return true;
-  }
-
-  /** Ends a task's line: the messages still waiting end with the task. */
-  function closeLine(taskId: string, line: Line): void {
-    for (const turn of line.queue.splice(0)) turn.start.resolve(false);
-    if (lines.get(taskId) === line) lines.delete(taskId);
-  }
-
   /** Runs a message naming a running task once the run before it hands the task on. */
   async function followUp(request: RequestContext, bus: ExecutionEventBus, line: Line) {
     const { taskId, contextId } = request;
-    const messageId = request.userMessage.messageId;
-    const turn = [line.current, ...line.queue].find((t) => t?.messageId === messageId);
+    const turn = lines.take(line, request.userMessage.messageId);
     // Not admitted (the app admits every message naming a running task): nothing to run.
-    if (!turn || turn.taken) return;
-    turn.taken = true;
+    if (!turn) return;
     const place = line.queue.indexOf(turn) + 1;
     if (place > 0) {
       bus.publish(ownStatusEvent(
@@ -235,8 +190,8 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
         "TASK_STATE_WORKING",
         "A further message had no text, so it started no run.",
       ));
-      if (handOn(line)) return;
-      closeLine(taskId, line);
+      if (lines.handOn(line)) return;
+      lines.close(line);
       return endWith(bus, request, "TASK_STATE_COMPLETED", "The last message had no text to run.");
     }
     line.runs++;
@@ -339,8 +294,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       ));
     }
     if (state) held.taken++;
-    const line: Line = { runs: 1, queue: [], bus, request };
-    lines.set(taskId, line);
+    const line = lines.open(request, bus);
     try {
       await runOne(request, bus, brief, state, conversation, line);
     } finally {
@@ -368,7 +322,7 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
     if (!release || closing || line.canceled) {
       release?.();
       cancels.delete(taskId);
-      closeLine(taskId, line);
+      lines.close(line);
       return end(
         "TASK_STATE_CANCELED",
         closing ? "The server stopped before the run began." : "Canceled before it started.",
@@ -488,13 +442,13 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
           "TASK_STATE_WORKING",
           `Run ${n} has ended (its answer and patch are artifacts); the next message's run follows.`,
         ));
-        handsOn = handOn(line);
+        handsOn = lines.handOn(line);
         return;
       }
       bus.publish(statusEvent(taskId, contextId, last));
       bus.finished();
     } finally {
-      if (!handsOn) closeLine(taskId, line);
+      if (!handsOn) lines.close(line);
       running.delete(taskId);
       cancels.delete(taskId);
       release();
@@ -514,32 +468,10 @@ export function servedAgentExecutor(agent: ServedAgent): AgentExecutor & {
       if (id) await service.cancel(id, { signal: agent.signal }).catch(() => {});
     },
     admitFollowUp(taskId: string, messageId: string): (() => void) | string {
-      const line = lines.get(taskId);
-      if (!line) {
-        return `Task ${taskId} is still being set up or has just ended: send the message again ` +
-          "in a moment, or without taskId to start another run";
-      }
-      if (line.queue.length >= MAX_FOLLOW_UPS) {
-        return `${line.queue.length} messages already wait to follow task ${taskId}: wait for ` +
-          "its runs to end (GetTask, SubscribeToTask), then send again";
-      }
-      const turn: Turn = { messageId, start: Promise.withResolvers<boolean>() };
-      line.queue.push(turn);
-      return () => {
-        if (turn.taken) return;
-        const at = line.queue.indexOf(turn);
-        if (at >= 0) return void line.queue.splice(at, 1);
-        // Handed the task, which it will never run: on to the next, or the task ends.
-        if (line.current !== turn || handOn(line)) return;
-        closeLine(taskId, line);
-        endWith(line.bus, line.request, "TASK_STATE_COMPLETED", "The last run has ended.");
-      };
+      return lines.admit(taskId, messageId);
     },
     keepsBus(taskId: string): boolean {
-      const line = lines.get(taskId);
-      const owed = line !== undefined &&
-        (line.queue.length > 0 || (line.current !== undefined && !line.current.taken));
-      return owed || (executing.get(taskId) ?? 0) > 0;
+      return lines.owes(taskId) || (executing.get(taskId) ?? 0) > 0;
     },
     async cancelAll(): Promise<void> {
       // Nothing new starts, the line is turned away, then the runs going are canceled and
