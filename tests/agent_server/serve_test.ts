@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ListTasksRequest, type Task, TaskState } from "@a2a-js/sdk";
-import { v1Message } from "../support/a2a_message.ts";
+import { v03Message, v1Message } from "../support/a2a_message.ts";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { ClientFactory as V03ClientFactory } from "a2a-sdk-v03/client";
@@ -124,14 +124,7 @@ Deno.test("a2a serve: a v0.3 client (@a2a-js/sdk 0.3.14) gets the same run in v0
     assert.equal(hybrid.protocolVersion, "0.3.0");
     assert.equal(hybrid.url, `${served.url}/`);
     const client = await new V03ClientFactory().createFromUrl(served.url);
-    const task = await client.sendMessage({
-      message: {
-        kind: "message",
-        messageId: crypto.randomUUID(),
-        role: "user",
-        parts: [{ kind: "text", text: "Add a third line." }],
-      },
-    }) as V03Task;
+    const task = await client.sendMessage(v03Message("Add a third line.")) as V03Task;
     assert.equal(task.kind, "task");
     assert.equal(task.status.state, "completed", JSON.stringify(task.status));
     const patch = task.artifacts?.find((a) => a.name === "changes.patch");
@@ -180,15 +173,7 @@ Deno.test("a2a serve: a v0.3 client gets and resubscribes to a task that is stil
   await withServed(WAITS, async (pg, served) => {
     const client = await new V03ClientFactory().createFromUrl(served.url);
     const send = (text: string) =>
-      client.sendMessage({
-        message: {
-          kind: "message",
-          messageId: crypto.randomUUID(),
-          role: "user",
-          parts: [{ kind: "text", text }],
-        },
-        configuration: { blocking: false },
-      }) as Promise<V03Task>;
+      client.sendMessage(v03Message(text, { blocking: false })) as Promise<V03Task>;
     const started = await send("Take your time.");
     assert.equal(started.kind, "task");
     const got = await client.getTask({ id: started.id });
@@ -225,14 +210,7 @@ Deno.test("a2a serve --max-wait 1: a blocking send whose run outlasts the bound 
     );
     const brief = held.history[0]?.parts[0]?.content;
     assert.equal(brief?.$case === "text" && brief.value, "Take your time.", "with its history");
-    const old = await legacy.sendMessage({
-      message: {
-        kind: "message",
-        messageId: crypto.randomUUID(),
-        role: "user",
-        parts: [{ kind: "text", text: "Also take your time." }],
-      },
-    }) as V03Task;
+    const old = await legacy.sendMessage(v03Message("Also take your time.")) as V03Task;
     assert.equal(old.kind, "task");
     assert.ok(["submitted", "working"].includes(old.status.state), old.status.state);
     release(pg);

@@ -27,3 +27,16 @@ export function v1Message(
   }
   return request;
 }
+
+/** A v0.3 `message/send` params object as @a2a-js/sdk 0.3.14's client takes it. */
+export function v03Message(text: string, configuration?: { blocking?: boolean }) {
+  return {
+    message: {
+      kind: "message" as const,
+      messageId: crypto.randomUUID(),
+      role: "user" as const,
+      parts: [{ kind: "text" as const, text }],
+    },
+    ...configuration ? { configuration } : {},
+  };
+}
